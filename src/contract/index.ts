@@ -1,0 +1,4 @@
+export * from './errors.js';
+export * from './scopes.js';
+export * from './operation.js';
+export * from './operations.js';

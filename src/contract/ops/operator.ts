@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import {
+  Business,
+  CreateBusinessBody,
+  CreateCredentialBody,
+  Credential,
+  IssuedCredential,
+  RotateCredentialBody,
+  SetRateLimitBody,
+  SetScopesBody,
+} from '../schemas/operator.js';
+import { defineOperation as op } from '../operation.js';
+
+// The operator API (DESIGN §7): the "out of band" functions of the spec, bearer operator token.
+const KeyParams = z.object({ key: z.string().min(1).max(100) });
+
+export const operatorOperations = {
+  operatorListBusinesses: op({
+    id: 'operatorListBusinesses',
+    method: 'GET',
+    path: '/v1/operator/businesses',
+    auth: 'operator',
+    scopes: [],
+    summary: 'List businesses',
+    response: z.array(Business),
+    cli: { command: ['operator', 'businesses', 'list'], example: 'partner operator businesses list --json' },
+  }),
+  operatorCreateBusiness: op({
+    id: 'operatorCreateBusiness',
+    method: 'POST',
+    path: '/v1/operator/businesses',
+    auth: 'operator',
+    scopes: [],
+    summary: 'Create a business',
+    body: CreateBusinessBody,
+    response: Business,
+    status: 201,
+    cli: {
+      command: ['operator', 'businesses', 'create'],
+      example: 'partner operator businesses create --title "Warung Nusantara"',
+    },
+  }),
+  operatorListCredentials: op({
+    id: 'operatorListCredentials',
+    method: 'GET',
+    path: '/v1/operator/credentials',
+    auth: 'operator',
+    scopes: [],
+    summary: 'List credentials (never their secrets)',
+    query: z.strictObject({ business_id: z.coerce.number().int().positive().optional() }),
+    response: z.array(Credential),
+    cli: {
+      command: ['operator', 'credentials', 'list'],
+      example: 'partner operator credentials list --json',
+    },
+  }),
+  operatorCreateCredential: op({
+    id: 'operatorCreateCredential',
+    method: 'POST',
+    path: '/v1/operator/credentials',
+    auth: 'operator',
+    scopes: [],
+    summary: 'Issue a credential; the secret is shown this once',
+    body: CreateCredentialBody,
+    response: IssuedCredential,
+    status: 201,
+    cli: {
+      command: ['operator', 'credentials', 'create'],
+      example: 'partner operator credentials create --business 1 --scopes brands:read,orders:read',
+    },
+  }),
+  operatorRotateCredential: op({
+    id: 'operatorRotateCredential',
+    method: 'POST',
+    path: '/v1/operator/credentials/{key}/rotate',
+    auth: 'operator',
+    scopes: [],
+    summary: 'Issue a new secret; the old one works for the grace period (default 900 s)',
+    params: KeyParams,
+    body: RotateCredentialBody,
+    response: IssuedCredential,
+    cli: {
+      command: ['operator', 'credentials', 'rotate'],
+      example: 'partner operator credentials rotate pk_live_1a2b --grace 0',
+    },
+  }),
+  operatorRevokeCredential: op({
+    id: 'operatorRevokeCredential',
+    method: 'POST',
+    path: '/v1/operator/credentials/{key}/revoke',
+    auth: 'operator',
+    scopes: [],
+    summary: 'Revoke a credential (effective on the next request)',
+    params: KeyParams,
+    response: Credential,
+    cli: {
+      command: ['operator', 'credentials', 'revoke'],
+      example: 'partner operator credentials revoke pk_live_1a2b',
+    },
+  }),
+  operatorSetCredentialScopes: op({
+    id: 'operatorSetCredentialScopes',
+    method: 'PUT',
+    path: '/v1/operator/credentials/{key}/scopes',
+    auth: 'operator',
+    scopes: [],
+    summary: "Replace a credential's scopes (effective on the next request)",
+    params: KeyParams,
+    body: SetScopesBody,
+    response: Credential,
+    cli: {
+      command: ['operator', 'credentials', 'scopes'],
+      example: 'partner operator credentials scopes pk_live_1a2b --set brands:read,orders:read',
+    },
+  }),
+  operatorSetCredentialRateLimit: op({
+    id: 'operatorSetCredentialRateLimit',
+    method: 'PUT',
+    path: '/v1/operator/credentials/{key}/rate-limit',
+    auth: 'operator',
+    scopes: [],
+    summary: "Set a credential's requests per minute",
+    params: KeyParams,
+    body: SetRateLimitBody,
+    response: Credential,
+    cli: {
+      command: ['operator', 'credentials', 'rate-limit'],
+      example: 'partner operator credentials rate-limit pk_live_1a2b --rate-limit 1200',
+    },
+  }),
+} as const;

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { BusinessIdIgnored, VisibilitiesMap } from './common.js';
+
+export const Brand = z.object({
+  id: z.number().int(),
+  business_id: z.number().int(),
+  title: z.string(),
+  logo: z.string(),
+  banner: z.string(),
+});
+export type Brand = z.infer<typeof Brand>;
+
+export const BusinessSummary = z.object({
+  id: z.number().int(),
+  title: z.string(),
+  address: z.string(),
+  logo: z.string(),
+});
+
+/** Spec §2.4: `data` is an outer array, one element per credential. */
+export const BrandListEntry = z.object({ brands: z.array(Brand), business: BusinessSummary });
+export const BrandList = z.array(BrandListEntry);
+
+const Title = z.string().trim().min(1).max(200);
+const ImagePath = z.string().max(500);
+
+export const CreateBrandBody = z.strictObject({
+  title: Title,
+  logo: ImagePath.optional(),
+  banner: ImagePath.optional(),
+  business_id: BusinessIdIgnored,
+});
+
+export const UpdateBrandBody = z
+  .strictObject({
+    title: Title.optional(),
+    logo: ImagePath.optional(),
+    banner: ImagePath.optional(),
+    business_id: BusinessIdIgnored,
+  })
+  .refine((b) => b.title !== undefined || b.logo !== undefined || b.banner !== undefined, {
+    message: 'give at least one of title, logo, banner',
+  });
+
+/** Which providers show a brand or branch (DESIGN §3, `visibility:write`). */
+export const Visibility = z.object({ id: z.number().int(), visibilities: VisibilitiesMap });
+
+export const VisibilityBody = z.strictObject({
+  visibilities: VisibilitiesMap,
+  business_id: BusinessIdIgnored,
+});

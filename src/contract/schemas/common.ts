@@ -1,0 +1,72 @@
+import { z } from 'zod';
+
+// Wire-level building blocks shared by every resource.
+
+export const Id = z.coerce.number().int().positive();
+export const IntId = z.number().int().positive();
+
+/** Accepted anywhere in write bodies and queries; always overwritten by the credential's business. */
+export const BusinessIdIgnored = z.unknown().optional();
+
+export const IsoDateTime = z.iso.datetime({ offset: true });
+
+/** Money is a decimal string, never a float. */
+export const Decimal = z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string such as "45000.00"');
+
+export const PaginationQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  size: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+export function paginated<T extends z.ZodType>(item: T) {
+  return z.object({
+    results: z.array(item),
+    page: z.number().int(),
+    size: z.number().int(),
+    total: z.number().int(),
+  });
+}
+
+export const Envelope = z.object({ request_id: z.string(), data: z.unknown() });
+export const ErrorBody = z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() });
+export const ErrorEnvelope = z.object({ request_id: z.string(), error: ErrorBody });
+
+/** 24-hour integer time: 0..2359, minutes < 60. */
+export const HourMinute = z
+  .number()
+  .int()
+  .min(0)
+  .max(2359)
+  .refine((n) => n % 100 < 60, 'minutes must be below 60');
+
+export const TimeSlot = z.strictObject({ startTime: HourMinute, endTime: HourMinute });
+
+/** Reads accept the sample's snake_case spelling too (spec §2.6) and normalise it. */
+const TimeSlotRead = z.preprocess((v) => {
+  if (v && typeof v === 'object' && !('startTime' in v) && 'start_time' in v) {
+    const { start_time, end_time, ...rest } = v as Record<string, unknown>;
+    return { ...rest, startTime: start_time, endTime: end_time };
+  }
+  return v;
+}, TimeSlot);
+
+const DAYS = ['0', '1', '2', '3', '4', '5', '6'] as const;
+
+function availableTimes(slot: z.ZodType) {
+  const day = z.strictObject({ disabled: z.boolean().optional(), slots: z.array(slot).min(1) });
+  return z.strictObject(
+    Object.fromEntries(DAYS.map((d) => [d, day])) as Record<(typeof DAYS)[number], typeof day>,
+  );
+}
+
+/** AvailableTimes on writes: every day "0".."6" present with at least one slot. */
+export const AvailableTimes = availableTimes(TimeSlot);
+/** AvailableTimes on writes and reads of branches, where start_time/end_time are accepted too. */
+export const AvailableTimesLenient = availableTimes(TimeSlotRead);
+export type AvailableTimes = z.infer<typeof AvailableTimes>;
+
+/** Keyed by provider id. */
+export const VisibilitiesMap = z.record(z.string().regex(/^\d+$/, 'keys are provider ids'), z.boolean());
+export const PriceMap = z.record(z.string().regex(/^\d+$/, 'keys are provider ids'), Decimal);
+
+export const DeletedPayload = z.object({ id: z.number().int(), deleted: z.literal(true) });

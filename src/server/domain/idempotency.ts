@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+export const IDEMPOTENCY_KEY_MAX = 64;
+
+/** JSON with object keys sorted at every depth, so `{"a":1,"b":2}` and `{"b":2, "a":1}` compare equal. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value))
+    return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(',')}]`;
+  const entries = Object.keys(value)
+    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+  return `{${entries.join(',')}}`;
+}
+
+/** What a key is bound to: the method, the path and the body as canonical JSON. */
+export function fingerprint(method: string, path: string, body: unknown): string {
+  return createHash('sha256')
+    .update(`${method} ${path}\n${canonicalJson(body ?? null)}`)
+    .digest('hex');
+}
+
+export interface StoredResponse {
+  fingerprint: string;
+  status: number;
+  isError: boolean;
+  /** JSON text of `data` (or of `error`) exactly as first sent. */
+  payload: string;
+  createdAt: number;
+}
+
+export type IdempotencyDecision =
+  | { kind: 'proceed' }
+  | { kind: 'replay'; stored: StoredResponse }
+  | { kind: 'conflict' };
+
+export function decide(stored: StoredResponse | undefined, fp: string, now: number): IdempotencyDecision {
+  if (!stored || now - stored.createdAt >= IDEMPOTENCY_TTL_MS) return { kind: 'proceed' };
+  return stored.fingerprint === fp ? { kind: 'replay', stored } : { kind: 'conflict' };
+}
+
+/** 5xx and 429 answers are not kept: the client is meant to retry them with the same key. */
+export function isStorable(status: number): boolean {
+  return status < 500 && status !== 429;
+}
+
+export function validKey(key: string | undefined): 'missing' | 'too_long' | 'ok' {
+  if (key === undefined || key.trim() === '') return 'missing';
+  return key.length > IDEMPOTENCY_KEY_MAX ? 'too_long' : 'ok';
+}

@@ -1,0 +1,304 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { ERROR_CATALOGUE } from '../../contract/errors.js';
+import type { OperationSpec } from '../../contract/operation.js';
+import { OPERATION_LIST } from '../../contract/operations.js';
+import { decide, fingerprint, isStorable, validKey } from '../domain/idempotency.js';
+import { ApiError, type FieldIssue } from './api-error.js';
+import { CredentialAuth, checkOperator, type AuthedCredential } from './auth.js';
+import type { HandlerTable, PartnerCtx, Services } from './context.js';
+import { RawJson } from './context.js';
+import { IdempotencyStore } from './idempotency-store.js';
+
+export const BODY_LIMIT = 1024 * 1024;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    credential?: AuthedCredential;
+    idemKey?: string;
+  }
+}
+
+let seq = 0;
+const prefix = Math.random().toString(36).slice(2, 8);
+const genReqId = () => `req_${prefix}${(++seq).toString(36).padStart(6, '0')}`;
+
+function sendData(reply: FastifyReply, status: number, dataJson: string): FastifyReply {
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send(`{"request_id":"${reply.request.id}","data":${dataJson}}`);
+}
+
+function sendError(reply: FastifyReply, status: number, errorJson: string): FastifyReply {
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send(`{"request_id":"${reply.request.id}","error":${errorJson}}`);
+}
+
+function errorJson(e: ApiError): string {
+  return JSON.stringify({
+    code: e.code,
+    message: e.message,
+    ...(e.details === undefined ? {} : { details: e.details }),
+  });
+}
+
+function issues(err: z.ZodError, root: string): FieldIssue[] {
+  return err.issues.map((i) => ({
+    path: [root, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+    message: i.message,
+  }));
+}
+
+function parsePart(schema: z.ZodType | undefined, value: unknown, root: string, out: FieldIssue[]): unknown {
+  if (!schema) return {};
+  const r = schema.safeParse(value ?? {});
+  if (r.success) return r.data;
+  out.push(...issues(r.error, root));
+  return undefined;
+}
+
+/** Maps Fastify's own failures (body parsing, limits) onto the catalogue. */
+function fromFastifyError(err: { code?: string; statusCode?: number; message: string }): ApiError {
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('request_too_large', `request body is larger than ${BODY_LIMIT} bytes`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(
+        'request_unsupported_media_type',
+        'request body must be sent as Content-Type: application/json',
+      );
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('request_invalid', 'Content-Type is application/json but the body is empty');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('request_invalid', `malformed JSON body: ${err.message}`);
+    default:
+      if (err.statusCode === 400) return new ApiError('request_invalid', err.message);
+      if (err.statusCode === 413) return new ApiError('request_too_large');
+      if (err.statusCode === 415) return new ApiError('request_unsupported_media_type');
+      return new ApiError('internal_error');
+  }
+}
+
+const isWrite = (op: OperationSpec) => op.method !== 'GET';
+
+export interface AppOptions {
+  logErrors?: (err: unknown) => void;
+}
+
+export function buildApp(services: Services, handlers: HandlerTable, opts: AppOptions = {}): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT,
+    genReqId,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  const idem = new IdempotencyStore(services.db);
+  const inFlight = new Set<string>();
+  const logErrors =
+    opts.logErrors ??
+    ((err: unknown) => process.stderr.write(`partner server: ${String((err as Error)?.stack ?? err)}\n`));
+
+  app.addHook('onRequest', (req, reply, done) => {
+    reply.header('x-request-id', req.id);
+    done();
+  });
+
+  app.setErrorHandler((err: unknown, _req, reply) => {
+    let e: ApiError;
+    if (err instanceof ApiError) e = err;
+    else {
+      const fe = err as { code?: string; statusCode?: number; message: string };
+      e = fromFastifyError(fe);
+      if (e.code === 'internal_error') logErrors(err);
+    }
+    if (e.headers) reply.headers(e.headers);
+    return sendError(reply, e.status, errorJson(e));
+  });
+
+  // Unknown path → 404; known path with another method → 405 with Allow.
+  const patterns = new Map<string, { re: RegExp; methods: Set<string> }>();
+  for (const op of OPERATION_LIST) {
+    const p = patterns.get(op.path) ?? {
+      re: new RegExp(`^${op.path.replace(/[.]/g, '\\.').replace(/\{\w+\}/g, '[^/]+')}/?$`),
+      methods: new Set<string>(),
+    };
+    p.methods.add(op.method);
+    if (op.method === 'GET') p.methods.add('HEAD');
+    patterns.set(op.path, p);
+  }
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0]!;
+    const allowed = new Set<string>();
+    for (const p of patterns.values()) if (p.re.test(path)) for (const m of p.methods) allowed.add(m);
+    if (allowed.size > 0) {
+      reply.header('allow', [...allowed].join(', '));
+      return sendError(
+        reply,
+        405,
+        errorJson(
+          new ApiError(
+            'request_method_not_allowed',
+            `${req.method} is not allowed on ${path}; use ${[...allowed].join(', ')}`,
+          ),
+        ),
+      );
+    }
+    return sendError(
+      reply,
+      404,
+      errorJson(new ApiError('resource_not_found', `no route ${req.method} ${path}`)),
+    );
+  });
+
+  app.get('/healthz', (_req, reply) =>
+    sendData(reply, 200, JSON.stringify({ status: 'ok', version: services.version })),
+  );
+
+  for (const op of OPERATION_LIST) {
+    const handler = (handlers as unknown as Record<string, (ctx: unknown, input: unknown) => unknown>)[op.id];
+    if (!handler) throw new Error(`operation ${op.id} has no handler`);
+    const status = op.status ?? 200;
+    const write = isWrite(op);
+
+    const onRequest = async (req: FastifyRequest, reply: FastifyReply) => {
+      if (op.auth === 'operator') {
+        checkOperator(req.headers.authorization, services.operatorToken);
+        return;
+      }
+      if (op.auth === 'none') return;
+      const cred = await services.auth.authenticate(req.headers.authorization);
+      req.credential = cred;
+      const rate = services.limiter.take(cred.key, cred.rateLimit, services.now());
+      reply.headers({
+        'ratelimit-limit': rate.limit,
+        'ratelimit-remaining': rate.remaining,
+        'ratelimit-reset': rate.reset,
+      });
+      if (!rate.allowed) {
+        throw new ApiError(
+          'rate_limit_exceeded',
+          `rate limit of ${rate.limit} requests per minute exceeded; retry in ${rate.retryAfter} s`,
+          { retry_after: rate.retryAfter },
+          { 'retry-after': String(rate.retryAfter) },
+        );
+      }
+      CredentialAuth.requireScope(cred, op.scopes);
+      if (!write) return;
+      const key = req.headers['idempotency-key'];
+      const k = Array.isArray(key) ? key[0] : key;
+      const v = validKey(k);
+      if (v === 'missing')
+        throw new ApiError('request_missing_idempotency_key', `${op.method} needs an Idempotency-Key header`);
+      if (v === 'too_long')
+        throw new ApiError('request_invalid', 'Idempotency-Key is longer than 64 characters', [
+          { path: ['header', 'Idempotency-Key'], message: 'at most 64 characters' },
+        ]);
+      const slot = `${cred.key}\n${k}`;
+      if (inFlight.has(slot)) {
+        throw new ApiError(
+          'state_idempotency_conflict',
+          'a request with this Idempotency-Key is still in flight',
+          { reason: 'in_flight' },
+        );
+      }
+      inFlight.add(slot);
+      req.idemKey = k!;
+      reply.raw.once('close', () => inFlight.delete(slot));
+    };
+
+    app.route({
+      method: op.method,
+      url: op.path.replace(/\{(\w+)\}/g, ':$1'),
+      onRequest,
+      handler: async (req, reply) => {
+        const bad: FieldIssue[] = [];
+        const input = {
+          params: parsePart(op.params, req.params, 'params', bad),
+          query: parsePart(op.query, req.query, 'query', bad),
+          body: op.body ? parsePart(op.body, req.body, 'body', bad) : undefined,
+        };
+        if (
+          !op.body &&
+          write &&
+          req.body !== undefined &&
+          req.body !== null &&
+          Object.keys(req.body as object).length > 0
+        ) {
+          bad.push({ path: ['body'], message: 'this operation takes no body' });
+        }
+        // Validation failures are not stored against the Idempotency-Key: the client may fix and resend.
+        if (bad.length > 0)
+          throw new ApiError(
+            'request_invalid',
+            `invalid request: ${bad.map((b) => `${b.path.join('.')}: ${b.message}`).join('; ')}`,
+            bad,
+          );
+
+        const now = services.now();
+        const ctx = {
+          services,
+          db: services.db,
+          now,
+          credential: req.credential,
+          businessId: req.credential?.businessId,
+        } as PartnerCtx;
+
+        if (!(write && op.auth === 'partner')) {
+          const out = await handler(ctx, input);
+          return sendData(reply, status, out instanceof RawJson ? out.json : JSON.stringify(out));
+        }
+
+        const credKey = req.credential!.key;
+        const fp = fingerprint(op.method, req.url.split('?')[0]!, req.body);
+        const decision = decide(idem.get(credKey, req.idemKey!), fp, now);
+        if (decision.kind === 'conflict') {
+          throw new ApiError(
+            'state_idempotency_conflict',
+            'this Idempotency-Key was used with a different request',
+            { reason: 'body_mismatch' },
+          );
+        }
+        if (decision.kind === 'replay') {
+          reply.header('idempotent-replayed', 'true');
+          const s = decision.stored;
+          return s.isError ? sendError(reply, s.status, s.payload) : sendData(reply, s.status, s.payload);
+        }
+        let payload: string;
+        try {
+          payload = services.db.transaction(() => {
+            const out = handler(ctx, input);
+            if (out instanceof Promise) throw new Error(`write handler ${op.id} must be synchronous`);
+            const json = out instanceof RawJson ? out.json : JSON.stringify(out);
+            idem.put(credKey, req.idemKey!, {
+              fingerprint: fp,
+              status,
+              isError: false,
+              payload: json,
+              createdAt: now,
+            });
+            return json;
+          })();
+        } catch (err) {
+          if (err instanceof ApiError && isStorable(err.status)) {
+            idem.put(credKey, req.idemKey!, {
+              fingerprint: fp,
+              status: err.status,
+              isError: true,
+              payload: errorJson(err),
+              createdAt: now,
+            });
+          }
+          throw err;
+        }
+        return sendData(reply, status, payload);
+      },
+    });
+  }
+  return app;
+}
+
+export { ERROR_CATALOGUE };

@@ -1,0 +1,118 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { HANDLERS } from './handlers/index.js';
+import { buildApp } from './http/app.js';
+import { CredentialAuth } from './http/auth.js';
+import type { Services } from './http/context.js';
+import { IdempotencyStore } from './http/idempotency-store.js';
+import { RateLimiter } from './http/rate-limiter.js';
+import { newToken } from './security/secrets.js';
+import { type SeededCredential, seedDemo } from './seed/demo.js';
+import { openDb } from './store/db.js';
+
+/** DESIGN §6: 8 attempts in all, the first at once. */
+export const DEFAULT_RETRY_SCHEDULE = [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000];
+
+export type { SeededCredential } from './seed/demo.js';
+
+export interface ServerOptions {
+  dataDir: string;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  seed?: 'demo' | 'none';
+  durability?: 'normal' | 'full';
+  /** Injectable clock (ms since epoch) for tests that move time. */
+  now?: () => number;
+  version?: string;
+  /** Webhook retry delays in ms (DESIGN §6); the default is 10 s, 1 min, 5 min, 30 min, 2 h, 6 h, 12 h. */
+  retrySchedule?: number[];
+  logErrors?: (err: unknown) => void;
+}
+
+export interface RunningServer {
+  baseUrl: string;
+  port: number;
+  dataDir: string;
+  operatorToken: string;
+  /** Credentials issued by this start's demo seed (their secrets exist only here), else empty. */
+  seeded: SeededCredential[];
+  services: Services;
+  app: FastifyInstance;
+  hasCredential(key: string): boolean;
+  /** Graceful: stops accepting, lets in-flight requests finish, closes the database. */
+  close(): Promise<void>;
+}
+
+export interface LocalJson {
+  base_url: string;
+  operator_token: string;
+}
+
+/** Writes a file readable by its owner only, creating it that way so it is never briefly world-readable. */
+function writePrivate(file: string, text: string): void {
+  writeFileSync(file, text, { mode: 0o600 });
+  chmodSync(file, 0o600);
+}
+
+function readLocalJson(file: string): Partial<LocalJson> {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Partial<LocalJson>;
+  } catch {
+    return {};
+  }
+}
+
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const localFile = join(opts.dataDir, 'local.json');
+  const previous = existsSync(localFile) ? readLocalJson(localFile) : {};
+  const db = openDb(join(opts.dataDir, 'partner.db'), { durability: opts.durability ?? 'normal' });
+  const now = opts.now ?? Date.now;
+  const services: Services = {
+    db,
+    now,
+    auth: new CredentialAuth(db, now),
+    limiter: new RateLimiter(),
+    // Kept across restarts so `partner operator …` keeps working against the same data dir.
+    operatorToken: previous.operator_token ?? newToken('op_', 24),
+    version: opts.version ?? '0.0.0',
+    retrySchedule: opts.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
+  };
+  new IdempotencyStore(db).purge(now());
+
+  let seeded: SeededCredential[] = [];
+  if (opts.seed === 'demo' && (db.prepare('SELECT count(*) FROM businesses').pluck().get() as number) === 0) {
+    seeded = await seedDemo(services);
+  }
+
+  const app = buildApp(services, HANDLERS, opts.logErrors ? { logErrors: opts.logErrors } : {});
+  const host = opts.host ?? '127.0.0.1';
+  await app.listen({ host, port: opts.port ?? 8787 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : (opts.port ?? 8787);
+  const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  writePrivate(
+    localFile,
+    `${JSON.stringify({ base_url: baseUrl, operator_token: services.operatorToken }, null, 2)}\n`,
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    baseUrl,
+    port,
+    dataDir: opts.dataDir,
+    operatorToken: services.operatorToken,
+    seeded,
+    services,
+    app,
+    hasCredential: (key) => db.prepare('SELECT 1 FROM credentials WHERE key = ?').get(key) !== undefined,
+    close() {
+      closing ??= app.close().then(() => {
+        db.close();
+      });
+      return closing;
+    },
+  };
+}

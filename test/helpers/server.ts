@@ -1,0 +1,141 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type RunningServer, startServer } from '../../src/server/index.js';
+
+/** A response envelope as tests read it. */
+export interface Envelope {
+  request_id: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests index into payloads of every shape
+  data?: any;
+  error?: { code: string; message: string; details?: unknown };
+}
+
+export interface TestServer {
+  baseUrl: string;
+  operatorToken: string;
+  dataDir: string;
+  /** Full-scope credential of demo business 1 (with seed 'demo'). */
+  credential: { key: string; secret: string; businessId: number };
+  /** Full-scope credential of demo business 2 (with seed 'demo'), for tenancy tests. */
+  other: { key: string; secret: string; businessId: number };
+  server: RunningServer;
+  issueCredential(input: {
+    businessId: number;
+    scopes: string[];
+    rateLimit?: number;
+  }): Promise<{ key: string; secret: string }>;
+  /** Calls the operator API. */
+  operator(method: string, path: string, body?: unknown): Promise<{ status: number; body: Envelope }>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the real server (Fastify + SQLite file) on 127.0.0.1 and a free port in a fresh temp
+ * dir. `now` injects a clock for tests that move time.
+ */
+export async function startTestServer(
+  opts: { seed?: 'demo' | 'none'; rateLimit?: number; now?: () => number; dataDir?: string } = {},
+): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'partner-test-'));
+  const server = await startServer({
+    dataDir,
+    port: 0,
+    seed: opts.seed ?? 'demo',
+    version: '0.0.0-test',
+    ...(opts.now ? { now: opts.now } : {}),
+  });
+  const operator = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(server.baseUrl + path, {
+      method,
+      headers: {
+        authorization: `Bearer ${server.operatorToken}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: (await res.json()) as Envelope };
+  };
+  const seeded = server.seeded.map((c) => ({ key: c.key, secret: c.secret, businessId: c.business_id }));
+  if (opts.rateLimit !== undefined) {
+    for (const c of seeded)
+      await operator('PUT', `/v1/operator/credentials/${c.key}/rate-limit`, { rate_limit: opts.rateLimit });
+  }
+  const none = { key: '', secret: '', businessId: 0 };
+  return {
+    baseUrl: server.baseUrl,
+    operatorToken: server.operatorToken,
+    dataDir,
+    credential: seeded[0] ?? none,
+    other: seeded[1] ?? none,
+    server,
+    operator,
+    async issueCredential(input) {
+      const r = await operator('POST', '/v1/operator/credentials', {
+        business_id: input.businessId,
+        scopes: input.scopes,
+        ...(input.rateLimit === undefined ? {} : { rate_limit: input.rateLimit }),
+      });
+      if (r.status !== 201) throw new Error(`issueCredential: ${r.status} ${JSON.stringify(r.body)}`);
+      return { key: r.body.data.key, secret: r.body.data.secret };
+    },
+    async close() {
+      await server.close();
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function basic(c: { key: string; secret: string }): string {
+  return `Basic ${Buffer.from(`${c.key}:${c.secret}`).toString('base64')}`;
+}
+
+export interface CallOptions {
+  cred?: { key: string; secret: string } | null;
+  body?: unknown;
+  /** Idempotency-Key; writes get a fresh one unless given (null sends none). */
+  key?: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: Envelope;
+}
+
+let keySeq = 0;
+
+/** One HTTP call to the partner API with the test server's credential by default. */
+export async function call(
+  s: TestServer,
+  method: string,
+  path: string,
+  o: CallOptions = {},
+): Promise<CallResult> {
+  const cred = o.cred === undefined ? s.credential : o.cred;
+  const headers: Record<string, string> = { ...(o.headers ?? {}) };
+  if (cred) headers.authorization = basic(cred);
+  if (method !== 'GET' && o.key !== null)
+    headers['idempotency-key'] = o.key ?? `test-${process.pid}-${++keySeq}-${Date.now()}`;
+  if (o.body !== undefined) headers['content-type'] ??= 'application/json';
+  const res = await fetch(s.baseUrl + path, {
+    method,
+    headers,
+    ...(o.body === undefined ? {} : { body: typeof o.body === 'string' ? o.body : JSON.stringify(o.body) }),
+  });
+  const text = await res.text();
+  let body: Envelope;
+  try {
+    body = JSON.parse(text) as Envelope;
+  } catch {
+    body = { request_id: '', error: { code: 'not_json', message: text } };
+  }
+  return { status: res.status, headers: res.headers, text, body };
+}
+
+/** Asserts the error envelope shape and returns its code. */
+export function errorCode(r: CallResult): string | undefined {
+  return r.body.error?.code;
+}

@@ -1,0 +1,166 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basic, call, startTestServer, type TestServer } from '../helpers/server.js';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+
+const brandCount = () => s.server.services.db.prepare('SELECT count(*) FROM brands').pluck().get() as number;
+
+describe('Idempotency-Key', () => {
+  it('is required on every write → 400 request_missing_idempotency_key', async () => {
+    for (const [m, p] of [
+      ['POST', '/v1/partner/brands'],
+      ['PATCH', '/v1/partner/brands/1'],
+      ['PUT', '/v1/partner/price/groups/1'],
+      ['DELETE', '/v1/partner/price/groups/1'],
+    ] as const) {
+      const r = await call(s, m, p, { key: null, body: { title: 'x' } });
+      expect(r.status, `${m} ${p}`).toBe(400);
+      expect(r.body.error?.code).toBe('request_missing_idempotency_key');
+    }
+  });
+
+  it('longer than 64 characters → 400 request_invalid', async () => {
+    const r = await call(s, 'POST', '/v1/partner/brands', { key: 'k'.repeat(65), body: { title: 'x' } });
+    expect(r.body.error?.code).toBe('request_invalid');
+    expect(
+      (await call(s, 'POST', '/v1/partner/brands', { key: 'k'.repeat(64), body: { title: 'x' } })).status,
+    ).toBe(201);
+  });
+
+  it('same key + same body (any key order) → stored response replayed, data byte-identical, one row written', async () => {
+    const before = brandCount();
+    const a = await call(s, 'POST', '/v1/partner/brands', {
+      key: 'replay-1',
+      body: { title: 'Replay', logo: 'l.png' },
+    });
+    const b = await call(s, 'POST', '/v1/partner/brands', {
+      key: 'replay-1',
+      body: '{"logo":"l.png",  "title":"Replay"}',
+    });
+    expect(a.status).toBe(201);
+    expect(b.status).toBe(201);
+    expect(a.headers.get('idempotent-replayed')).toBeNull();
+    expect(b.headers.get('idempotent-replayed')).toBe('true');
+    const dataOf = (text: string) => text.slice(text.indexOf('"data":'));
+    expect(dataOf(b.text)).toBe(dataOf(a.text));
+    expect(b.body.request_id).not.toBe(a.body.request_id);
+    expect(brandCount()).toBe(before + 1);
+  });
+
+  it('same key + other body → 409 state_idempotency_conflict', async () => {
+    await call(s, 'POST', '/v1/partner/brands', { key: 'conflict-1', body: { title: 'One' } });
+    const r = await call(s, 'POST', '/v1/partner/brands', { key: 'conflict-1', body: { title: 'Two' } });
+    expect(r.status).toBe(409);
+    expect(r.body.error?.code).toBe('state_idempotency_conflict');
+  });
+
+  it('keys are scoped per credential', async () => {
+    const a = await call(s, 'POST', '/v1/partner/price/groups', { key: 'shared-key', body: { title: 'A' } });
+    const b = await call(s, 'POST', '/v1/partner/price/groups', {
+      cred: s.other,
+      key: 'shared-key',
+      body: { title: 'B' },
+    });
+    expect(a.status).toBe(201);
+    expect(b.status).toBe(201);
+    expect(b.headers.get('idempotent-replayed')).toBeNull();
+    expect(b.body.data.title).toBe('B');
+  });
+
+  it('a 4xx from the handler is stored and replayed; a validation failure is not stored', async () => {
+    const a = await call(s, 'PATCH', '/v1/partner/brands/999999', { key: 'nf-1', body: { title: 'x' } });
+    expect(a.status).toBe(404);
+    const b = await call(s, 'PATCH', '/v1/partner/brands/999999', { key: 'nf-1', body: { title: 'x' } });
+    expect(b.status).toBe(404);
+    expect(b.headers.get('idempotent-replayed')).toBe('true');
+
+    const bad = await call(s, 'POST', '/v1/partner/brands', { key: 'fix-me', body: { title: '' } });
+    expect(bad.status).toBe(400);
+    const fixed = await call(s, 'POST', '/v1/partner/brands', { key: 'fix-me', body: { title: 'Fixed' } });
+    expect(fixed.status).toBe(201);
+  });
+
+  it('same key while the first request is still in flight → 409 with details.reason in_flight', async () => {
+    const port = Number(new URL(s.baseUrl).port);
+    const body = JSON.stringify({ title: 'Slow brand' });
+    const sock = connect(port, '127.0.0.1');
+    let answer = '';
+    sock.on('data', (d) => {
+      answer += d.toString();
+    });
+    await new Promise<void>((r) => sock.once('connect', () => r()));
+    // Headers and half of the body: the first request is now running on the server.
+    sock.write(
+      `POST /v1/partner/brands HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic(s.credential)}\r\nIdempotency-Key: flight-1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
+    );
+    let second = await call(s, 'POST', '/v1/partner/brands', {
+      key: 'flight-1',
+      body: { title: 'Slow brand' },
+    });
+    for (let i = 0; i < 50 && second.status !== 409; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      second = await call(s, 'POST', '/v1/partner/brands', {
+        key: 'flight-1',
+        body: { title: 'Slow brand' },
+      });
+    }
+    expect(second.status).toBe(409);
+    expect(second.body.error?.code).toBe('state_idempotency_conflict');
+    expect((second.body.error!.details as { reason: string }).reason).toBe('in_flight');
+    sock.write(body.slice(5));
+    await new Promise<void>((r) => sock.once('close', () => r()));
+    expect(answer).toMatch(/^HTTP\/1\.1 201/);
+    const third = await call(s, 'POST', '/v1/partner/brands', {
+      key: 'flight-1',
+      body: { title: 'Slow brand' },
+    });
+    expect(third.status).toBe(201);
+    expect(third.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('a 429 is not stored: the same key works once the limit allows', async () => {
+    const cred = await s.issueCredential({
+      businessId: s.credential.businessId,
+      scopes: ['brands:create'],
+      rateLimit: 1,
+    });
+    expect(
+      (await call(s, 'POST', '/v1/partner/brands', { cred, key: 'rl-0', body: { title: 'a' } })).status,
+    ).toBe(201);
+    const limited = await call(s, 'POST', '/v1/partner/brands', { cred, key: 'rl-1', body: { title: 'b' } });
+    expect(limited.status).toBe(429);
+    const row = s.server.services.db
+      .prepare('SELECT 1 FROM idempotency_keys WHERE credential_key = ? AND idem_key = ?')
+      .get(cred.key, 'rl-1');
+    expect(row).toBeUndefined();
+  });
+
+  it('a failed write leaves no rows behind', async () => {
+    const branches = () =>
+      s.server.services.db.prepare('SELECT count(*) FROM branches').pluck().get() as number;
+    const links = () =>
+      s.server.services.db.prepare('SELECT count(*) FROM branch_brands').pluck().get() as number;
+    const before = [branches(), links()];
+    const week = Object.fromEntries(
+      ['0', '1', '2', '3', '4', '5', '6'].map((d) => [d, { slots: [{ startTime: 900, endTime: 1700 }] }]),
+    );
+    // brand 1 exists, brand 999 does not: the insert of the branch and its first link must roll back.
+    const r = await call(s, 'POST', '/v1/partner/branches', {
+      body: {
+        title: 'Half',
+        brand_ids: [1, 999],
+        country_id: 1,
+        city_id: 101,
+        currency_id: 1,
+        available_times: week,
+      },
+    });
+    expect(r.status).toBe(400);
+    expect([branches(), links()]).toEqual(before);
+  });
+});
