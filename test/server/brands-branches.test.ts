@@ -105,6 +105,25 @@ describe('branches', () => {
     expect(far.body.data.results).toEqual([]);
   });
 
+  it('the list reflects every change at once (pages are cached per business)', async () => {
+    const first = await call(s, 'GET', '/v1/partner/branches?size=100');
+    const target = first.body.data.results[0];
+    await call(s, 'PATCH', `/v1/partner/branches/${target.id}`, { body: { title: 'Renamed in place' } });
+    const second = await call(s, 'GET', '/v1/partner/branches?size=100');
+    expect(second.body.data.results[0].title).toBe('Renamed in place');
+    const created = await call(s, 'POST', '/v1/partner/branches', { body: newBranch({ title: 'Newest' }) });
+    const third = await call(s, 'GET', '/v1/partner/branches?size=100');
+    expect(third.body.data.total).toBe(second.body.data.total + 1);
+    expect(third.body.data.results.at(-1).id).toBe(created.body.data.id);
+    await call(s, 'PATCH', '/v1/partner/brands/2', { body: { title: 'Brand renamed' } });
+    const fourth = await call(s, 'GET', '/v1/partner/branches?size=100');
+    expect(
+      fourth.body.data.results.some((b: { brand_titles: string[] }) =>
+        b.brand_titles.includes('Brand renamed'),
+      ),
+    ).toBe(true);
+  });
+
   it('business_id in the query is overwritten by the credential business', async () => {
     const r = await call(s, 'GET', `/v1/partner/branches?business_id=${s.other.businessId}`);
     expect(r.status).toBe(200);

@@ -61,9 +61,22 @@ function branchRow(db: Db, businessId: number, id: number): BranchRow {
   return r;
 }
 
+// Serialised branch-list pages per business: the hot read of the API. Every change to a branch
+// record passes through refreshBranchRecord, which drops its business's pages.
+const pageCache = new WeakMap<Db, Map<number, Map<string, string>>>();
+
+function pagesOf(db: Db, businessId: number): Map<string, string> {
+  let byBusiness = pageCache.get(db);
+  if (!byBusiness) pageCache.set(db, (byBusiness = new Map()));
+  let pages = byBusiness.get(businessId);
+  if (!pages) byBusiness.set(businessId, (pages = new Map()));
+  return pages;
+}
+
 /** Recomposes and stores the wire record of one branch from its parts. */
 export function refreshBranchRecord(db: Db, id: number): string {
   const r = sql(db, 'SELECT * FROM branches WHERE id = ?').get(id) as BranchRow;
+  pageCache.get(db)?.delete(r.business_id);
   const business = sql(db, 'SELECT id, title FROM businesses WHERE id = ?').get(r.business_id) as {
     id: number;
     title: string;
@@ -188,6 +201,10 @@ export const brandHandlers: HandlersFor<
   },
 
   listBranches: ({ db, businessId }, { query }) => {
+    const pages = pagesOf(db, businessId);
+    const key = `${query.page}:${query.size}`;
+    const cached = pages.get(key);
+    if (cached !== undefined) return new RawJson(cached);
     const total = sql(db, 'SELECT count(*) FROM branches WHERE business_id = ? AND deleted_at IS NULL')
       .pluck()
       .get(businessId) as number;
@@ -198,9 +215,9 @@ export const brandHandlers: HandlersFor<
       .pluck()
       .all(businessId, query.size, offsetOf(query)) as string[];
     // Stored records are already JSON: concatenate instead of parse + stringify.
-    return new RawJson(
-      `{"results":[${rows.join(',')}],"page":${query.page},"size":${query.size},"total":${total}}`,
-    );
+    const json = `{"results":[${rows.join(',')}],"page":${query.page},"size":${query.size},"total":${total}}`;
+    if (pages.size < 1000) pages.set(key, json);
+    return new RawJson(json);
   },
 
   getBranch: ({ db, businessId }, { params }) => new RawJson(branchRow(db, businessId, params.id).record),

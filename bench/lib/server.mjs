@@ -1,0 +1,99 @@
+// Starts the real server for a benchmark in a child process (pinned to one core where
+// `taskset` exists, so the load generator in this process gets the other one).
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+const root = new URL('../../', import.meta.url);
+let bundled;
+
+/** Bundles src/server/index.ts once per bench process (better-sqlite3 and fastify stay external). */
+async function serverBundle() {
+  if (bundled) return bundled;
+  const dir = mkdtempSync(join(root.pathname, 'node_modules', '.bench-'));
+  await build({
+    entryPoints: [new URL('src/server/index.ts', root).pathname],
+    outfile: join(dir, 'server.mjs'),
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: ['better-sqlite3', 'fastify'],
+    logLevel: 'warning',
+  });
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  bundled = join(dir, 'server.mjs');
+  return bundled;
+}
+
+export const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+
+/** Runs `script` (an ES module body) in a child node, pinned to `core`; resolves with its first stdout line as JSON. */
+export function spawnNode(script, { core = 0, env = {} } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'partner-bench-'));
+  const file = join(dir, 'main.mjs');
+  writeFileSync(file, script);
+  const cmd = hasTaskset ? 'taskset' : process.execPath;
+  const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
+  const args = hasTaskset ? ['-c', String(core), process.execPath, ...extra, file] : [...extra, file];
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error('bench child did not start within 30 s')), 30_000);
+    child.stdout.on('data', (d) => {
+      buf += d.toString();
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) {
+        clearTimeout(timer);
+        resolve({
+          info: JSON.parse(buf.slice(0, nl)),
+          child,
+          async close() {
+            child.kill('SIGTERM');
+            await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+            rmSync(dir, { recursive: true, force: true });
+          },
+        });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`bench child exited with ${code}`));
+    });
+  });
+}
+
+/**
+ * The real partner server (demo seed) in a child process. Resolves with
+ * `{ info: {baseUrl, operatorToken, credential}, close }`; the credential's rate limit is raised
+ * so the bench measures the server, not the limiter's 429s.
+ */
+export async function startPartnerServer({ core = 0, rateLimit = 1_000_000, options = {} } = {}) {
+  const bundle = await serverBundle();
+  const data = mkdtempSync(join(tmpdir(), 'partner-bench-data-'));
+  const s = await spawnNode(
+    `import { startServer } from ${JSON.stringify(bundle)};
+     const s = await startServer({ dataDir: ${JSON.stringify(data)}, port: 0, seed: 'demo', logErrors: () => {}, ...${JSON.stringify(options)} });
+     const c = s.seeded[0];
+     await fetch(s.baseUrl + '/v1/operator/credentials/' + c.key + '/rate-limit', {
+       method: 'PUT', headers: { authorization: 'Bearer ' + s.operatorToken, 'content-type': 'application/json' },
+       body: JSON.stringify({ rate_limit: ${rateLimit} }) });
+     console.log(JSON.stringify({ baseUrl: s.baseUrl, operatorToken: s.operatorToken, credential: c, dataDir: ${JSON.stringify(data)} }));
+     process.on('SIGTERM', () => s.close().then(() => process.exit(0)));`,
+    { core },
+  );
+  const close = s.close;
+  return {
+    ...s,
+    async close() {
+      await close();
+      rmSync(data, { recursive: true, force: true });
+    },
+  };
+}
+
+export function basic(c) {
+  return `Basic ${Buffer.from(`${c.key}:${c.secret}`).toString('base64')}`;
+}

@@ -1,0 +1,26 @@
+import autocannon from 'autocannon';
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** One autocannon run; resolves with req/s (mean over the run), p99 latency in ms and error counts. */
+export function load(opts) {
+  return new Promise((resolve, reject) => {
+    autocannon({ connections: 50, duration: 5, ...opts }, (err, r) => {
+      if (err) return reject(err);
+      resolve({
+        rps: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        non2xx: r.non2xx,
+        errors: r.errors + r.timeouts,
+      });
+    });
+  });
+}
+
+export const fmt = (n, d = 0) =>
+  Number(n).toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });

@@ -1,0 +1,82 @@
+// Issue 2: authenticated GET /v1/partner/branches (20 rows) against raw node:http serving the
+// same bytes, in the same run. Target: ratio ≥ 0.40 with p99 ≤ 6 ms at 50 connections.
+import { basic, spawnNode, startPartnerServer } from '../lib/server.mjs';
+import { fmt, load, median } from '../lib/stats.mjs';
+
+export const title = 'GET /v1/partner/branches (20 rows) vs raw node:http';
+
+const RUNS = 3;
+
+export async function run({ log }) {
+  const partner = await startPartnerServer({ core: 0 });
+  const { baseUrl, credential } = partner.info;
+  // Enough branches for a full page of 20.
+  const week = Object.fromEntries(
+    ['0', '1', '2', '3', '4', '5', '6'].map((d) => [d, { slots: [{ startTime: 800, endTime: 2200 }] }]),
+  );
+  for (let i = 0; i < 20; i++) {
+    const r = await fetch(`${baseUrl}/v1/partner/branches`, {
+      method: 'POST',
+      headers: {
+        authorization: basic(credential),
+        'content-type': 'application/json',
+        'idempotency-key': `bench-branch-${i}`,
+      },
+      body: JSON.stringify({
+        title: `Bench branch ${i}`,
+        brand_ids: [1],
+        country_id: 1,
+        city_id: 101,
+        currency_id: 1,
+        available_times: week,
+        phone: '+6281234567890',
+      }),
+    });
+    if (r.status !== 201) throw new Error(`seeding branch: ${r.status} ${await r.text()}`);
+  }
+  const url = `${baseUrl}/v1/partner/branches?page=1&size=20`;
+  const headers = { authorization: basic(credential) };
+  const sample = await (await fetch(url, { headers })).text();
+  if (JSON.parse(sample).data.results.length !== 20) throw new Error('expected 20 branches');
+
+  const raw = await spawnNode(
+    `import http from 'node:http';
+     const body = ${JSON.stringify(sample)};
+     const s = http.createServer((req, res) => { res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }); res.end(body); });
+     s.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ url: 'http://127.0.0.1:' + s.address().port + '/' })));
+     process.on('SIGTERM', () => process.exit(0));`,
+    { core: 0 },
+  );
+
+  const rawRuns = [];
+  const partnerRuns = [];
+  try {
+    await load({ url: raw.info.url, duration: 1 }); // warm-up
+    await load({ url, headers, duration: 1 });
+    for (let i = 0; i < RUNS; i++) {
+      rawRuns.push(await load({ url: raw.info.url }));
+      partnerRuns.push(await load({ url, headers }));
+      log(
+        `run ${i + 1}: raw ${fmt(rawRuns[i].rps)} req/s p99 ${rawRuns[i].p99} ms · partner ${fmt(partnerRuns[i].rps)} req/s p99 ${partnerRuns[i].p99} ms (non-2xx ${partnerRuns[i].non2xx})`,
+      );
+    }
+  } finally {
+    await raw.close();
+    await partner.close();
+  }
+  const rawRps = median(rawRuns.map((r) => r.rps));
+  const rps = median(partnerRuns.map((r) => r.rps));
+  const p99 = median(partnerRuns.map((r) => r.p99));
+  const ratio = rps / rawRps;
+  const bad = partnerRuns.reduce((n, r) => n + r.non2xx + r.errors, 0);
+  return [
+    `Payload ${fmt(Buffer.byteLength(sample))} bytes; 50 connections, ${RUNS} × 5 s each, server pinned to core 0, load on core 1; medians.`,
+    '',
+    '| | req/s | p99 ms |',
+    '|---|---:|---:|',
+    `| raw node:http (floor) | ${fmt(rawRps)} | ${median(rawRuns.map((r) => r.p99))} |`,
+    `| partner GET /branches | ${fmt(rps)} | ${p99} |`,
+    '',
+    `**ratio ${fmt(ratio, 2)}** (target ≥ 0.40) · **p99 ${p99} ms** (target ≤ 6 ms) · non-2xx/errors: ${bad}`,
+  ];
+}
