@@ -67,9 +67,15 @@ const pageCache = new WeakMap<Db, Map<number, Map<string, string>>>();
 
 function pagesOf(db: Db, businessId: number): Map<string, string> {
   let byBusiness = pageCache.get(db);
-  if (!byBusiness) pageCache.set(db, (byBusiness = new Map()));
+  if (!byBusiness) {
+    byBusiness = new Map();
+    pageCache.set(db, byBusiness);
+  }
   let pages = byBusiness.get(businessId);
-  if (!pages) byBusiness.set(businessId, (pages = new Map()));
+  if (!pages) {
+    pages = new Map();
+    byBusiness.set(businessId, pages);
+  }
   return pages;
 }
 
