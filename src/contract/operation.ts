@@ -27,7 +27,12 @@ export interface OperationSpec {
   /** The response is `{results, page, size, total}` and the CLI offers `--all`. */
   paginated?: boolean;
   /** CLI name (DESIGN §9) and a help example; path params become positional arguments in path order. */
-  cli: { command: readonly string[]; example: string } | null;
+  cli: {
+    command: readonly string[];
+    example: string;
+    /** Flag names where DESIGN pins one other than the kebab-cased field (`business_id` → `business`). */
+    flags?: Readonly<Record<string, string>>;
+  } | null;
 }
 
 export function defineOperation<const O extends OperationSpec>(o: O): O {

@@ -51,7 +51,8 @@ export const operatorOperations = {
     response: z.array(Credential),
     cli: {
       command: ['operator', 'credentials', 'list'],
-      example: 'partner operator credentials list --json',
+      example: 'partner operator credentials list --business 1 --json',
+      flags: { business_id: 'business' },
     },
   }),
   operatorCreateCredential: op({
@@ -67,6 +68,7 @@ export const operatorOperations = {
     cli: {
       command: ['operator', 'credentials', 'create'],
       example: 'partner operator credentials create --business 1 --scopes brands:read,orders:read',
+      flags: { business_id: 'business' },
     },
   }),
   operatorRotateCredential: op({
@@ -82,6 +84,7 @@ export const operatorOperations = {
     cli: {
       command: ['operator', 'credentials', 'rotate'],
       example: 'partner operator credentials rotate pk_live_1a2b --grace 0',
+      flags: { grace_seconds: 'grace' },
     },
   }),
   operatorRevokeCredential: op({
@@ -111,6 +114,7 @@ export const operatorOperations = {
     cli: {
       command: ['operator', 'credentials', 'scopes'],
       example: 'partner operator credentials scopes pk_live_1a2b --set brands:read,orders:read',
+      flags: { scopes: 'set' },
     },
   }),
   operatorSetCredentialRateLimit: op({
