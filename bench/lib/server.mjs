@@ -21,6 +21,10 @@ async function serverBundle() {
     platform: 'node',
     target: 'node20',
     external: ['better-sqlite3', 'fastify'],
+    // Bundled CommonJS dependencies (undici) call require(): give the ESM bundle one.
+    banner: {
+      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+    },
     logLevel: 'warning',
   });
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));

@@ -6,7 +6,10 @@ import { buildApp } from './http/app.js';
 import { CredentialAuth } from './http/auth.js';
 import type { Services } from './http/context.js';
 import { IdempotencyStore } from './http/idempotency-store.js';
+import { GroupCommit } from './http/group-commit.js';
 import { RateLimiter } from './http/rate-limiter.js';
+import { Dispatcher } from './delivery/dispatcher.js';
+import { Sealer } from './security/sealed.js';
 import { newToken } from './security/secrets.js';
 import { type SeededCredential, seedDemo } from './seed/demo.js';
 import { openDb } from './store/db.js';
@@ -79,6 +82,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     operatorToken: previous.operator_token ?? newToken('op_', 24),
     version: opts.version ?? '0.0.0',
     retrySchedule: opts.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
+    sealer: Sealer.fromFile(join(opts.dataDir, 'secret.key')),
+    group: new GroupCommit(db),
   };
   new IdempotencyStore(db).purge(now());
 
@@ -87,6 +92,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     seeded = await seedDemo(services);
   }
 
+  const dispatcher = new Dispatcher({
+    db,
+    sealer: services.sealer,
+    now,
+    retrySchedule: services.retrySchedule,
+    group: services.group,
+  });
+  services.dispatcher = dispatcher;
   const app = buildApp(services, HANDLERS, opts.logErrors ? { logErrors: opts.logErrors } : {});
   const host = opts.host ?? '127.0.0.1';
   await app.listen({ host, port: opts.port ?? 8787 });
@@ -97,6 +110,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     localFile,
     `${JSON.stringify({ base_url: baseUrl, operator_token: services.operatorToken }, null, 2)}\n`,
   );
+  // Pending deliveries of an earlier run (even one killed with -9) resume from here.
+  dispatcher.start();
 
   let closing: Promise<void> | undefined;
   return {
@@ -109,9 +124,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     app,
     hasCredential: (key) => db.prepare('SELECT 1 FROM credentials WHERE key = ?').get(key) !== undefined,
     close() {
-      closing ??= app.close().then(() => {
-        db.close();
-      });
+      closing ??= app
+        .close()
+        .then(() => services.group.flush())
+        .then(() => dispatcher.stop())
+        .then(() => {
+          db.close();
+        });
       return closing;
     },
   };

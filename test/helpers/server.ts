@@ -35,7 +35,13 @@ export interface TestServer {
  * dir. `now` injects a clock for tests that move time.
  */
 export async function startTestServer(
-  opts: { seed?: 'demo' | 'none'; rateLimit?: number; now?: () => number; dataDir?: string } = {},
+  opts: {
+    seed?: 'demo' | 'none';
+    rateLimit?: number;
+    now?: () => number;
+    dataDir?: string;
+    retrySchedule?: number[];
+  } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'partner-test-'));
   const server = await startServer({
@@ -44,6 +50,7 @@ export async function startTestServer(
     seed: opts.seed ?? 'demo',
     version: '0.0.0-test',
     ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.retrySchedule ? { retrySchedule: opts.retrySchedule } : {}),
   });
   const operator = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(server.baseUrl + path, {

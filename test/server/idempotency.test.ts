@@ -98,16 +98,13 @@ describe('Idempotency-Key', () => {
     sock.write(
       `POST /v1/partner/brands HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic(s.credential)}\r\nIdempotency-Key: flight-1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
     );
-    let second = await call(s, 'POST', '/v1/partner/brands', {
-      key: 'flight-1',
-      body: { title: 'Slow brand' },
-    });
-    for (let i = 0; i < 50 && second.status !== 409; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      second = await call(s, 'POST', '/v1/partner/brands', {
-        key: 'flight-1',
-        body: { title: 'Slow brand' },
-      });
+    // Probe with an invalid body: a validation failure is never stored against the key, so the
+    // probe cannot take the key itself; it answers 409 once the first request holds it.
+    const probe = () => call(s, 'POST', '/v1/partner/brands', { key: 'flight-1', body: { title: '' } });
+    let second = await probe();
+    for (let i = 0; i < 100 && second.status !== 409; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      second = await probe();
     }
     expect(second.status).toBe(409);
     expect(second.body.error?.code).toBe('state_idempotency_conflict');

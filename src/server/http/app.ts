@@ -97,6 +97,10 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
     routerOptions: { ignoreTrailingSlash: true },
   });
   const idem = new IdempotencyStore(services.db);
+  const committed = () =>
+    services.group.pending
+      ? new Promise<void>((ok, fail) => services.group.whenCommitted(ok, fail))
+      : undefined;
   const inFlight = new Set<string>();
   const logErrors =
     opts.logErrors ??
@@ -249,7 +253,10 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
 
         if (!(write && op.auth === 'partner')) {
           const out = await handler(ctx, input);
-          return sendData(reply, status, out instanceof RawJson ? out.json : JSON.stringify(out));
+          const json = out instanceof RawJson ? out.json : JSON.stringify(out);
+          // What this turn wrote is not answered for (nor read back) before it is committed.
+          await committed();
+          return sendData(reply, status, json);
         }
 
         const credKey = req.credential!.key;
@@ -269,7 +276,7 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
         }
         let payload: string;
         try {
-          payload = services.db.transaction(() => {
+          payload = services.group.run(() => {
             const out = handler(ctx, input);
             if (out instanceof Promise) throw new Error(`write handler ${op.id} must be synchronous`);
             const json = out instanceof RawJson ? out.json : JSON.stringify(out);
@@ -281,19 +288,23 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
               createdAt: now,
             });
             return json;
-          })();
+          });
         } catch (err) {
           if (err instanceof ApiError && isStorable(err.status)) {
-            idem.put(credKey, req.idemKey!, {
-              fingerprint: fp,
-              status: err.status,
-              isError: true,
-              payload: errorJson(err),
-              createdAt: now,
-            });
+            services.group.run(() =>
+              idem.put(credKey, req.idemKey!, {
+                fingerprint: fp,
+                status: err.status,
+                isError: true,
+                payload: errorJson(err),
+                createdAt: now,
+              }),
+            );
+            await committed();
           }
           throw err;
         }
+        await committed();
         return sendData(reply, status, payload);
       },
     });

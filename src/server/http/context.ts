@@ -3,6 +3,8 @@ import type { OperationInput, OperationOutput, OperationSpec } from '../../contr
 import type { Db } from '../store/db.js';
 import type { AuthedCredential, CredentialAuth } from './auth.js';
 import type { RateLimiter } from './rate-limiter.js';
+import type { Sealer } from '../security/sealed.js';
+import type { GroupCommit } from './group-commit.js';
 
 /** Long-lived parts of a running server, shared by every request. */
 export interface Services {
@@ -15,6 +17,12 @@ export interface Services {
   version: string;
   /** Webhook retry delays in ms. */
   retrySchedule: number[];
+  /** The shared transaction of this event-loop turn's partner writes. */
+  group: GroupCommit;
+  /** Seals webhook signing keys at rest. */
+  sealer: Sealer;
+  /** The webhook dispatcher, when running: operator actions wake it. */
+  dispatcher?: { kick(): void };
 }
 
 export interface PublicCtx {

@@ -4,6 +4,8 @@ import { issueCredential } from '../handlers/operator.js';
 import type { Services } from '../http/context.js';
 import { sql } from '../http/prepared.js';
 import { DEMO_BUSINESSES } from './demo-data.js';
+import { seedDemoMenus } from './demo-menus.js';
+import { seedDemoOrders } from './demo-orders.js';
 
 export interface SeededBusiness {
   id: number;
@@ -75,6 +77,8 @@ export async function seedDemo(services: Services): Promise<SeededCredential[]> 
   )();
   const out: SeededCredential[] = [];
   // Later resources (orders, menus) add their demo data here, given the ids above.
+  seedDemoMenus(services, businesses);
+  seedDemoOrders(services, businesses);
   for (const b of businesses) {
     const c = await issueCredential(services, { business_id: b.id, scopes: SCOPES });
     out.push({ business_id: b.id, business_title: b.title, key: c.key, secret: c.secret });

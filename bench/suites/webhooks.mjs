@@ -1,0 +1,145 @@
+// Issue 6: latency from a status patch's response to the receiver's receipt (p50, p99), and
+// deliveries per second to a fast receiver. Floor in the same run: a plain undici POST to the
+// same receiver. Targets: p50 ≤ 20 ms, p99 ≤ 100 ms on loopback.
+import { createServer } from 'node:http';
+import { request } from 'undici';
+import { basic, startPartnerServer } from '../lib/server.mjs';
+import { fmt, median } from '../lib/stats.mjs';
+
+export const title = 'Webhook delivery: status patch → receiver latency, deliveries/s';
+
+const SAMPLES = 300;
+const BURST = 2000;
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+export async function run({ log }) {
+  const waiters = new Map();
+  let received = 0;
+  const receiver = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      res.end('ok');
+      received++;
+      const type = req.headers['x-partner-event-type'];
+      if (type === 'service.order.status.updated') {
+        const id = JSON.parse(Buffer.concat(chunks).toString()).orders[0].id;
+        waiters.get(id)?.(performance.now());
+      }
+    });
+  });
+  await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${receiver.address().port}/`;
+
+  const partner = await startPartnerServer({ core: 0 });
+  const { baseUrl, operatorToken, credential } = partner.info;
+  const op = async (method, path, body) => {
+    const r = await request(baseUrl + path, {
+      method,
+      headers: { authorization: `Bearer ${operatorToken}`, 'content-type': 'application/json' },
+      body: body && JSON.stringify(body),
+    });
+    const j = await r.body.json();
+    if (r.statusCode >= 300) throw new Error(`${method} ${path}: ${r.statusCode} ${JSON.stringify(j)}`);
+    return j.data;
+  };
+  try {
+    const branch = (
+      await (
+        await fetch(`${baseUrl}/v1/partner/branches`, { headers: { authorization: basic(credential) } })
+      ).json()
+    ).data.results[0];
+    await op('POST', '/v1/operator/webhooks', {
+      business_id: credential.business_id,
+      url,
+      event: 'service.order.status.updated',
+    });
+    const orders = [];
+    for (let i = 0; i < SAMPLES; i++) {
+      orders.push(
+        (
+          await op('POST', '/v1/operator/orders', {
+            business_id: credential.business_id,
+            brand_id: branch.brand_ids[0],
+            branch_id: branch.id,
+            items: 1,
+          })
+        ).id,
+      );
+    }
+
+    // Floor: the same receiver, one plain POST at a time.
+    const floor = [];
+    for (let i = 0; i < SAMPLES; i++) {
+      const t = performance.now();
+      const r = await request(url, {
+        method: 'POST',
+        body: '{"orders":[{"id":-1}]}',
+        headers: { 'content-type': 'application/json' },
+      });
+      await r.body.dump();
+      floor.push(performance.now() - t);
+    }
+
+    const lat = [];
+    let k = 0;
+    for (const id of orders) {
+      const arrived = new Promise((r) => waiters.set(id, r));
+      const r = await request(`${baseUrl}/v1/partner/orders/status`, {
+        method: 'PATCH',
+        headers: {
+          authorization: basic(credential),
+          'content-type': 'application/json',
+          'idempotency-key': `bench-wh-${id}-${k++}`,
+        },
+        body: JSON.stringify({ id, status: 'ACCEPTED', platform: 'enterprise' }),
+      });
+      await r.body.dump();
+      const answered = performance.now();
+      if (r.statusCode !== 200) throw new Error(`patch ${id}: ${r.statusCode}`);
+      const got = await Promise.race([arrived, new Promise((r2) => setTimeout(() => r2(undefined), 5_000))]);
+      if (got === undefined) throw new Error(`no delivery for order ${id} within 5 s`);
+      lat.push(Math.max(0, got - answered));
+      waiters.delete(id);
+    }
+
+    // Throughput: a burst of operator status changes, then time until every delivery arrived.
+    const before = received;
+    const t0 = performance.now();
+    const statuses = ['READY', 'DELIVERED', 'ACCEPTED', 'READY'];
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, w) => {
+        for (let i = w; i < BURST; i += 8) {
+          await op('POST', `/v1/operator/orders/${orders[i % orders.length]}/status`, {
+            status: statuses[Math.floor(i / orders.length) % statuses.length],
+          });
+        }
+      }),
+    );
+    for (let i = 0; i < 3000 && received - before < BURST; i++) await new Promise((r) => setTimeout(r, 10));
+    const seconds = (performance.now() - t0) / 1000;
+    const perSecond = (received - before) / seconds;
+    log(
+      `latency p50 ${fmt(pct(lat, 50), 1)} ms p99 ${fmt(pct(lat, 99), 1)} ms · floor p50 ${fmt(pct(floor, 50), 2)} ms · ${fmt(perSecond)} deliveries/s`,
+    );
+    return [
+      `${SAMPLES} status patches, one at a time; server pinned to core 0, receiver and client on core 1.`,
+      '',
+      '| | p50 ms | p99 ms |',
+      '|---|---:|---:|',
+      `| plain POST to the receiver (floor) | ${fmt(pct(floor, 50), 2)} | ${fmt(pct(floor, 99), 2)} |`,
+      `| patch answered → receiver got the event | ${fmt(pct(lat, 50), 2)} | ${fmt(pct(lat, 99), 2)} |`,
+      '',
+      `**p50 ${fmt(pct(lat, 50), 1)} ms** (target ≤ 20) · **p99 ${fmt(pct(lat, 99), 1)} ms** (target ≤ 100) · median ${fmt(median(lat), 1)} ms`,
+      '',
+      `Burst of ${BURST} operator status changes (8 concurrent writers): ${received - before} deliveries in ${fmt(seconds, 2)} s = **${fmt(perSecond)} deliveries/s** (events written and delivered in the same window).`,
+    ];
+  } finally {
+    await partner.close();
+    await new Promise((r) => receiver.close(r));
+  }
+}

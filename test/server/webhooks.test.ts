@@ -1,0 +1,261 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { verify } from '../../src/webhooks/signature.js';
+import { sleep, startRecorder } from '../helpers/receiver.js';
+import { call, startTestServer, type TestServer } from '../helpers/server.js';
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.reverse()) await c();
+  cleanup = [];
+});
+
+async function server(retrySchedule = [100, 200]) {
+  const s = await startTestServer({ retrySchedule });
+  cleanup.push(() => s.close());
+  return s;
+}
+
+async function recorder(respond?: Parameters<typeof startRecorder>[0]) {
+  const r = await startRecorder(respond);
+  cleanup.push(() => r.close());
+  return r;
+}
+
+async function secretOf(s: TestServer, businessId = s.credential.businessId) {
+  const r = await s.operator('POST', '/v1/operator/webhook-secrets', { business_id: businessId });
+  expect(r.status).toBe(200);
+  return r.body.data.webhook_secret_key as string;
+}
+
+async function register(s: TestServer, url: string, extra: Record<string, unknown> = {}) {
+  const r = await s.operator('POST', '/v1/operator/webhooks', {
+    business_id: s.credential.businessId,
+    url,
+    event: 'all',
+    ...extra,
+  });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.data;
+}
+
+async function storeOf(s: TestServer) {
+  const b = (await call(s, 'GET', '/v1/partner/branches')).body.data.results[0];
+  return { brand_id: b.brand_ids[0] as number, branch_id: b.id as number };
+}
+
+async function newOrder(s: TestServer, store: { brand_id: number; branch_id: number }) {
+  const r = await s.operator('POST', '/v1/operator/orders', {
+    business_id: s.credential.businessId,
+    ...store,
+    items: 2,
+  });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.data;
+}
+
+describe('webhook delivery', () => {
+  it('delivers all three event types, signed over the exact bytes, with the pinned headers', async () => {
+    const s = await server();
+    const rec = await recorder();
+    await register(s, rec.url);
+    const secret = await secretOf(s);
+    const store = await storeOf(s);
+    const order = await newOrder(s, store);
+    await rec.waitFor(1);
+    const patched = await call(s, 'PATCH', '/v1/partner/orders/status', {
+      body: { id: order.id, status: 'ACCEPTED', platform: 'enterprise' },
+    });
+    expect(patched.status).toBe(200);
+    await rec.waitFor(2);
+    const cart = await s.operator('PUT', `/v1/operator/orders/${order.id}/cart`, { items: 3 });
+    expect(cart.status).toBe(200);
+    const got = await rec.waitFor(3);
+    expect(got.map((g) => g.headers['x-partner-event-type'])).toEqual([
+      'service.order.created.v2',
+      'service.order.status.updated',
+      'service.order.cart.updated',
+    ]);
+    for (const g of got) {
+      expect(g.headers['content-type']).toBe('application/json');
+      expect(g.headers['x-partner-signature']).toMatch(/^[0-9a-f]{64}$/);
+      expect(verify(secret, g.body, g.headers['x-partner-signature'] as string)).toBe(true);
+      expect(g.headers['x-partner-event-id']).toMatch(/^evt_/);
+      expect(g.headers['x-partner-delivery-attempt']).toBe('1');
+      const body = JSON.parse(g.body.toString());
+      expect(Object.keys(body)).toEqual(['brand_id', 'branch_id', 'orders']);
+      expect(body.brand_id).toBe(store.brand_id);
+      expect(body.orders[0].id).toBe(order.id);
+    }
+    const status = JSON.parse(got[1]!.body.toString()).orders[0];
+    expect(status.status).toBe(2);
+    // The body is the order read.
+    const read = await call(s, 'GET', `/v1/partner/orders/${order.id}`);
+    expect(JSON.parse(got[2]!.body.toString()).orders[0]).toEqual(read.body.data);
+  });
+
+  it('retries a receiver that fails twice, same event id, attempts 1-2-3, and logs every attempt', async () => {
+    const s = await server([100, 200, 400]);
+    const rec = await recorder((n) => (n <= 2 ? 500 : 200));
+    await register(s, rec.url);
+    const store = await storeOf(s);
+    await newOrder(s, store);
+    const got = await rec.waitFor(3);
+    const ids = new Set(got.map((g) => g.headers['x-partner-event-id']));
+    expect(ids.size).toBe(1);
+    expect(got.map((g) => g.headers['x-partner-delivery-attempt'])).toEqual(['1', '2', '3']);
+    expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(85);
+    expect(got[2]!.at - got[1]!.at).toBeGreaterThanOrEqual(170);
+    await sleep(50);
+    const log = await s.operator('GET', `/v1/operator/webhooks/log?event_id=${[...ids][0]}`);
+    expect(log.body.data).toHaveLength(1);
+    const d = log.body.data[0];
+    expect(d.status).toBe('delivered');
+    expect(d.log.map((a: { status_code: number }) => a.status_code)).toEqual([500, 500, 200]);
+    for (const a of d.log) expect(typeof a.duration_ms).toBe('number');
+  });
+
+  it('marks the event failed after the last attempt, then an operator replay re-sends it with the same id', async () => {
+    const s = await server([50, 50]);
+    let ok = false;
+    const rec = await recorder(() => (ok ? 200 : 503));
+    await register(s, rec.url);
+    await newOrder(s, await storeOf(s));
+    const got = await rec.waitFor(3);
+    await sleep(100);
+    expect(got).toHaveLength(3);
+    const eventId = got[0]!.headers['x-partner-event-id'] as string;
+    const failed = await s.operator('GET', '/v1/operator/webhooks/log?status=failed');
+    expect(failed.body.data.map((d: { event_id: string }) => d.event_id)).toContain(eventId);
+    const outbox = s.server.services.db
+      .prepare('SELECT status FROM outbox_events WHERE id = ?')
+      .pluck()
+      .get(eventId);
+    expect(outbox).toBe('failed');
+
+    ok = true;
+    const replay = await s.operator('POST', `/v1/operator/webhooks/replay/${eventId}`);
+    expect(replay.status).toBe(200);
+    const again = await rec.waitFor(4);
+    expect(again[3]!.headers['x-partner-event-id']).toBe(eventId);
+    expect(again[3]!.headers['x-partner-delivery-attempt']).toBe('4');
+    await sleep(50);
+    const log = await s.operator('GET', `/v1/operator/webhooks/log?event_id=${eventId}`);
+    expect(log.body.data[0].status).toBe('delivered');
+    expect((await s.operator('POST', '/v1/operator/webhooks/replay/evt_nope')).status).toBe(404);
+  });
+
+  it('does not follow redirects: a 3xx is a failed attempt', async () => {
+    const s = await server([50]);
+    const rec = await recorder(() => 302);
+    await register(s, rec.url);
+    await newOrder(s, await storeOf(s));
+    await rec.waitFor(2);
+    await sleep(100);
+    const log = await s.operator('GET', '/v1/operator/webhooks/log');
+    expect(log.body.data[0].status).toBe('failed');
+    expect(log.body.data[0].log[0].error).toContain('redirect 302');
+  });
+
+  it('a hanging receiver does not delay deliveries to another receiver', async () => {
+    const s = await server([60_000]);
+    const slow = await recorder(() => 'hang');
+    const fast = await recorder();
+    const store = await storeOf(s);
+    await register(s, slow.url);
+    await register(s, fast.url);
+    const started = Date.now();
+    // More events than the per-receiver concurrency (4): the slow one's slots fill up.
+    const orders = [await newOrder(s, store), await newOrder(s, store)];
+    for (const st of ['ACCEPTED', 'READY', 'DELIVERED']) {
+      for (const o of orders) {
+        await call(s, 'PATCH', '/v1/partner/orders/status', {
+          body: { id: o.id, status: st, platform: 'enterprise' },
+        });
+      }
+    }
+    const statusEvents = () =>
+      fast.got.filter((g) => g.headers['x-partner-event-type'] === 'service.order.status.updated').length;
+    for (let i = 0; i < 300 && statusEvents() < 6; i++) await sleep(10);
+    expect(statusEvents()).toBe(6);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(slow.got.length).toBeLessThanOrEqual(4);
+  });
+
+  it('sends nothing for a (brand, branch, event) that is not registered', async () => {
+    const s = await server();
+    const rec = await recorder();
+    const store = await storeOf(s);
+    const other = (await call(s, 'GET', '/v1/partner/branches')).body.data.results.find(
+      (b: { id: number }) => b.id !== store.branch_id,
+    );
+    await register(s, rec.url, {
+      brand_id: store.brand_id,
+      branch_id: store.branch_id,
+      event: 'service.order.status.updated',
+    });
+    await newOrder(s, store); // created: not registered
+    const o2 = await newOrder(s, { brand_id: other.brand_ids[0], branch_id: other.id }); // other branch
+    await call(s, 'PATCH', '/v1/partner/orders/status', {
+      body: { id: o2.id, status: 'ACCEPTED', platform: 'enterprise' },
+    });
+    await sleep(400);
+    expect(rec.got).toHaveLength(0);
+    const o3 = await newOrder(s, store);
+    await call(s, 'PATCH', '/v1/partner/orders/status', {
+      body: { id: o3.id, status: 'ACCEPTED', platform: 'enterprise' },
+    });
+    const got = await rec.waitFor(1);
+    await sleep(300);
+    expect(got).toHaveLength(1);
+    expect(got[0]!.headers['x-partner-event-type']).toBe('service.order.status.updated');
+    // The other business's secret does not verify this business's deliveries.
+    const theirs = await secretOf(s, s.other.businessId);
+    expect(verify(theirs, got[0]!.body, got[0]!.headers['x-partner-signature'] as string)).toBe(false);
+  });
+
+  it('batches new orders of one store created within the window into one created.v2 delivery', async () => {
+    const s = await server();
+    const rec = await recorder();
+    await register(s, rec.url, { event: 'service.order.created.v2' });
+    const store = await storeOf(s);
+    const made = await Promise.all([newOrder(s, store), newOrder(s, store), newOrder(s, store)]);
+    await rec.waitFor(1);
+    await sleep(400);
+    const orders = rec.got.flatMap((g) =>
+      JSON.parse(g.body.toString()).orders.map((o: { id: number }) => o.id),
+    );
+    expect(orders.sort()).toEqual(made.map((o) => o.id).sort());
+    expect(rec.got.length).toBeLessThan(3);
+    const log = await s.operator('GET', '/v1/operator/webhooks/log');
+    const batched = log.body.data.find(
+      (d: { batched_event_ids: string[] }) => d.batched_event_ids.length > 0,
+    );
+    expect(batched).toBeDefined();
+  });
+
+  it('rotating the webhook secret signs later deliveries with the new key; partners can list registrations', async () => {
+    const s = await server();
+    const rec = await recorder();
+    const hook = await register(s, rec.url);
+    const old = await secretOf(s);
+    const rot = await s.operator('POST', '/v1/operator/webhook-secrets', {
+      business_id: s.credential.businessId,
+      rotate: true,
+    });
+    const fresh = rot.body.data.webhook_secret_key as string;
+    expect(fresh).not.toBe(old);
+    await newOrder(s, await storeOf(s));
+    const [g] = await rec.waitFor(1);
+    expect(verify(fresh, g!.body, g!.headers['x-partner-signature'] as string)).toBe(true);
+    expect(verify(old, g!.body, g!.headers['x-partner-signature'] as string)).toBe(false);
+    const list = await call(s, 'GET', '/v1/partner/webhooks');
+    expect(list.body.data.map((w: { id: number }) => w.id)).toEqual([hook.id]);
+    expect(JSON.stringify(list.body)).not.toContain(fresh);
+    expect((await call(s, 'GET', '/v1/partner/webhooks', { cred: s.other })).body.data).toEqual([]);
+    // Sealed at rest: the database holds no plaintext signing key.
+    const dump = JSON.stringify(s.server.services.db.prepare('SELECT * FROM webhook_secrets').all());
+    expect(dump).not.toContain(fresh);
+    const removed = await s.operator('DELETE', `/v1/operator/webhooks/${hook.id}`);
+    expect(removed.body.data).toEqual({ id: hook.id, deleted: true });
+  });
+});
