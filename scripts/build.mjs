@@ -1,9 +1,60 @@
 // Bundles the CLI with code splitting: commander and the command table load up front,
 // everything else (client, server, prompts) as lazy chunks so start-up stays cheap.
 import { build } from 'esbuild';
-import { rmSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const root = new URL('..', import.meta.url).pathname;
+
+// The CLI registers its commands from a plain-JSON manifest of the operation table, generated here
+// from the zod contract so that start-up never loads zod (src/cli/manifest/data.ts is the source
+// stand-in, derived at run time, that tests use).
+async function generateManifest() {
+  const dir = mkdtempSync(join(tmpdir(), 'partner-manifest-'));
+  try {
+    const out = join(dir, 'gen.mjs');
+    await build({
+      stdin: {
+        contents:
+          "import { OPERATION_LIST } from './src/contract/operations.js';\n" +
+          "import { buildManifest } from './src/cli/manifest/build.js';\n" +
+          'export const manifest = buildManifest(OPERATION_LIST);\n',
+        resolveDir: root,
+        loader: 'ts',
+      },
+      outfile: out,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      logLevel: 'warning',
+    });
+    return (await import(pathToFileURL(out).href)).manifest;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const manifest = await generateManifest();
+const manifestModule = resolve(root, 'src/cli/manifest/data.ts');
+const manifestPlugin = {
+  name: 'partner-manifest',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]cli[\\/]manifest[\\/]data\.ts$/ }, (args) =>
+      resolve(args.path) === manifestModule
+        ? // JSON.parse of a string literal parses faster than the same object literal (V8's advice for big data).
+          {
+            contents: `export const MANIFEST = JSON.parse(${JSON.stringify(JSON.stringify(manifest))});\n`,
+            loader: 'js',
+          }
+        : undefined,
+    );
+  },
+};
+
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
   entryPoints: { cli: 'src/cli/main.ts' },
@@ -18,6 +69,7 @@ await build({
   // Native addon and the server framework stay as real dependencies, loaded only by `local`/`operator`.
   external: ['better-sqlite3', 'fastify'],
   define: { __PARTNER_VERSION__: JSON.stringify(pkg.version) },
+  plugins: [manifestPlugin],
   banner: {
     // Some bundled CommonJS dependencies call require(); give ESM chunks one.
     js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",

@@ -1,0 +1,217 @@
+import type { Command } from 'commander';
+import type { Ctx } from '../context.js';
+import type { Action } from './action.js';
+import type { ManifestField, ManifestOp } from '../manifest/types.js';
+
+// Pure derivation of a subcommand from a row of the operation table: path params become
+// positional arguments, query fields and top-level body fields become kebab-case flags.
+// No commander here, so the rules unit-test on plain data.
+
+export type FlagKind = 'value' | 'boolean' | 'list';
+
+export interface FlagSpec {
+  /** Flag name without dashes, e.g. `brand` for `--brand`. */
+  name: string;
+  /** Hidden alternative spellings (e.g. `brand-id`). */
+  aliases: string[];
+  field: ManifestField;
+  in: 'query' | 'body';
+  kind: FlagKind;
+  valueName: string;
+  description: string;
+}
+
+export interface ArgSpec {
+  name: string;
+  field: ManifestField;
+  /** Shown in usage and errors, e.g. `SKU`. */
+  label: string;
+}
+
+export interface OperationCommand {
+  op: ManifestOp;
+  path: string[];
+  args: ArgSpec[];
+  flags: FlagSpec[];
+  /** Name of the whole-body option: `data` (partner) or `body` (operator, where `--data` is the data dir). */
+  bodyOption: 'data' | 'body' | null;
+  /** Paginated: offers `--all`. */
+  all: boolean;
+  /** Deletes ask first (`--yes` skips). */
+  confirm: boolean;
+  /** Writes take `--idempotency-key`. */
+  idempotencyKey: boolean;
+  /** The hand-written part, when the generic command alone would be poor (overrides.ts). */
+  override?: Override;
+}
+
+export interface OverrideArg {
+  name: string;
+  description: string;
+  variadic?: boolean;
+  optional?: boolean;
+}
+
+export interface OverrideOption {
+  /** Commander flags, e.g. `--reason <text>`. */
+  flags: string;
+  description: string;
+}
+
+export interface FillInput {
+  params: Record<string, string | number>;
+  query: Record<string, unknown>;
+  body: Record<string, unknown> | unknown[] | undefined;
+}
+
+/**
+ * Hand-written adjustments of a derived command, keyed by operation id: extra positionals and
+ * options, wire fields the override fills itself (their generic flags are dropped), and a fill
+ * step that runs before required fields are checked. `replace` swaps the whole command.
+ */
+export interface Override {
+  args?: OverrideArg[];
+  options?: OverrideOption[];
+  omit?: string[];
+  fill?(f: {
+    ctx: Ctx;
+    input: FillInput;
+    args: string[];
+    opts: Record<string, unknown>;
+  }): void | Promise<void>;
+  /** Registers a completely hand-written command under `parent` instead of the derived one. */
+  replace?: (parent: Command, op: ManifestOp, action: Action) => void;
+}
+
+/** Flag names that global or per-command options already own. */
+export const RESERVED_FLAGS = new Set([
+  'help',
+  'version',
+  'profile',
+  'base-url',
+  'json',
+  'color',
+  'verbose',
+  'insecure',
+  'data',
+  'body',
+  'yes',
+  'all',
+  'idempotency-key',
+  'server',
+  'token',
+]);
+
+/**
+ * Per-operation flag names where DESIGN §7/§9 chose something other than the default rule
+ * (wire field → flag name). The contract's `cli.flags` wins; these cover pinned names the table
+ * does not carry (yet).
+ */
+export const FLAG_NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  operatorRotateCredential: { grace_seconds: 'grace' },
+  operatorSetCredentialScopes: { scopes: 'set' },
+  operatorWebhookLog: { event_id: 'event-id' },
+  syncMenuToStores: { fieldIncludeOnSync: 'include' },
+};
+
+/** How a path parameter reads in usage lines (`items availability SKU`). */
+export const ARG_NAMES: Readonly<Record<string, string>> = { partner_item_id: 'sku' };
+
+export function kebab(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/_/g, '-')
+    .toLowerCase();
+}
+
+/**
+ * `brand_id` → `--brand` (alias `--brand-id`), `branch_ids` → `--branch` repeatable (alias
+ * `--branch-ids`), `fieldIncludeOnSync` → `--field-include-on-sync`: the short forms are the
+ * names of DESIGN §9 (`orders list --branch ID`, `menu sync --brand ID --branch ID…`).
+ */
+export function flagNamesFor(field: ManifestField, op: ManifestOp): { name: string; aliases: string[] } {
+  const fixed = op.cli?.flags?.[field.name] ?? FLAG_NAMES[op.id]?.[field.name];
+  const full = kebab(field.name);
+  if (fixed) return { name: fixed, aliases: fixed === full ? [] : [full] };
+  const m = /^([a-z][a-z0-9]*)_ids?$/.exec(field.name);
+  if (m && (field.type === 'array') === field.name.endsWith('_ids')) return { name: m[1]!, aliases: [full] };
+  return { name: full, aliases: [] };
+}
+
+function kindOf(field: ManifestField): FlagKind {
+  if (field.type === 'boolean') return 'boolean';
+  if (field.type === 'array' && field.items !== 'object' && field.items !== 'any') return 'list';
+  return 'value';
+}
+
+function valueNameOf(field: ManifestField, name: string): string {
+  if (field.type === 'object' || (field.type === 'array' && kindOf(field) === 'value')) return 'json';
+  const t = field.type === 'array' ? field.items : field.type;
+  if (field.name.endsWith('_id') || field.name.endsWith('_ids') || field.name === 'id') return 'id';
+  if (t === 'integer' || t === 'number') return 'n';
+  return name.replace(/-/g, '_').slice(0, 20);
+}
+
+function describeField(field: ManifestField, kind: FlagKind, aliases: string[]): string {
+  const parts: string[] = [];
+  parts.push(field.description ?? field.name);
+  if (field.enum?.length) parts.push(`one of ${field.enum.join(', ')}`);
+  if (kind === 'list') parts.push('comma-separated or repeated');
+  if (kind === 'value' && (field.type === 'object' || field.type === 'array')) parts.push('JSON');
+  if (field.nullable) parts.push('"null" clears');
+  if (aliases.length) parts.push(`also --${aliases.join(', --')}`);
+  let text = parts.join('; ');
+  if (field.required) text += ' (required)';
+  if (field.default !== undefined) text += ` (default ${JSON.stringify(field.default)})`;
+  return text;
+}
+
+export function deriveCommand(op: ManifestOp, override?: Override): OperationCommand | undefined {
+  if (!op.cli) return undefined;
+  const omit = new Set(override?.omit ?? []);
+  const flags: FlagSpec[] = [];
+  const taken = new Set<string>(RESERVED_FLAGS);
+  for (const o of override?.options ?? []) {
+    const m = /--([a-z0-9-]+)/.exec(o.flags);
+    if (m) taken.add(m[1]!);
+  }
+  if (op.paginated) taken.add('all');
+  const add = (field: ManifestField, where: 'query' | 'body') => {
+    // business_id is accepted by partner operations and always overwritten: not worth a flag.
+    if (op.auth !== 'operator' && (field.name === 'business_id' || field.name === 'filterByBusiness')) return;
+    if (omit.has(field.name)) return;
+    const { name, aliases } = flagNamesFor(field, op);
+    if (taken.has(name) || taken.has(`no-${name}`)) return; // still reachable through --data
+    const free = aliases.filter((a) => !taken.has(a));
+    taken.add(name);
+    for (const a of free) taken.add(a);
+    const kind = kindOf(field);
+    flags.push({
+      name,
+      aliases: free,
+      field,
+      in: where,
+      kind,
+      valueName: valueNameOf(field, name),
+      description: describeField(field, kind, free),
+    });
+  };
+  for (const f of op.query) add(f, 'query');
+  for (const f of op.body?.fields ?? []) add(f, 'body');
+  const write = op.method !== 'GET';
+  return {
+    op,
+    path: [...op.cli.command],
+    args: op.params.map((p) => ({
+      name: p.name,
+      field: p,
+      label: (ARG_NAMES[p.name] ?? p.name).toUpperCase(),
+    })),
+    flags,
+    bodyOption: op.body ? (op.auth === 'operator' ? 'body' : 'data') : null,
+    all: op.paginated,
+    confirm: op.method === 'DELETE',
+    idempotencyKey: write && op.auth === 'partner',
+    ...(override ? { override } : {}),
+  };
+}

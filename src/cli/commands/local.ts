@@ -1,0 +1,131 @@
+import type { RunningServer } from '../../server/index.js';
+import { defaultDataDir } from '../paths.js';
+import { openProfiles } from '../profiles.js';
+
+export interface LocalStartOptions {
+  port?: number;
+  host?: string;
+  data?: string;
+  seed?: 'demo' | 'none';
+  retrySchedule?: string;
+  durability?: 'normal' | 'full';
+}
+
+/** What `local start` needs of the CLI's IO (structurally a subset of the command Io). */
+export interface LocalIo {
+  stdout: { write(s: string): unknown };
+  stderr: { write(s: string): unknown };
+  env: NodeJS.ProcessEnv;
+  configDir?: string;
+  /** Resolves when the process is asked to stop; defaults to SIGINT/SIGTERM. */
+  untilStopped?: () => Promise<string>;
+}
+
+declare const __PARTNER_VERSION__: string | undefined;
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `10s,1m,5m` → milliseconds; throws a message naming the flag on bad input. */
+export function parseRetrySchedule(text: string): number[] {
+  const parts = text.split(',').map((p) => p.trim());
+  return parts.map((p) => {
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(p);
+    if (!m) throw new Error(`--retry-schedule: "${p}" is not a duration such as 500ms, 10s, 5m or 2h`);
+    return Math.round(Number(m[1]) * UNITS[m[2]!]!);
+  });
+}
+
+function untilSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const on = (sig: string) => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(sig);
+    };
+    process.once('SIGINT', on);
+    process.once('SIGTERM', on);
+  });
+}
+
+/** `partner local start`: runs the API server in the foreground until SIGINT/SIGTERM. */
+export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promise<number> {
+  let retrySchedule: number[] | undefined;
+  try {
+    retrySchedule = opts.retrySchedule ? parseRetrySchedule(opts.retrySchedule) : undefined;
+  } catch (err) {
+    io.stderr.write(`partner: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const dataDir = opts.data ?? defaultDataDir(io.env);
+  const { startServer } = await import('../../server/index.js');
+  let server: RunningServer;
+  try {
+    server = await startServer({
+      dataDir,
+      host: opts.host ?? '127.0.0.1',
+      port: opts.port ?? 8787,
+      seed: opts.seed ?? 'none',
+      durability: opts.durability ?? 'normal',
+      version: typeof __PARTNER_VERSION__ === 'string' ? __PARTNER_VERSION__ : '0.0.0',
+      ...(retrySchedule ? { retrySchedule } : {}),
+    });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE') {
+      io.stderr.write(
+        `partner: port ${opts.port ?? 8787} on ${opts.host ?? '127.0.0.1'} is in use; pass --port N (0 picks a free one)\n`,
+      );
+      return 1;
+    }
+    io.stderr.write(`partner: could not start the local server: ${e.message}\n`);
+    return 1;
+  }
+
+  const profiles = openProfiles({ ...(io.configDir ? { configDir: io.configDir } : {}), env: io.env });
+  const out: string[] = [`partner local server listening on ${server.baseUrl}`, `  data:     ${dataDir}`];
+  const [first, ...others] = server.seeded;
+  if (first) {
+    profiles.save(
+      { name: 'local', base_url: server.baseUrl, key: first.key, secret: first.secret },
+      { makeDefault: profiles.defaultName() === undefined || profiles.defaultName() === 'local' },
+    );
+    out.push(
+      `  seeded:   demo data for ${server.seeded.map((c) => `"${c.business_title}" (business ${c.business_id})`).join(' and ')}`,
+      `  profile:  local → ${first.key} (business ${first.business_id}), saved to ${profiles.path}`,
+      '',
+      'Credentials issued by the seed (secrets are shown this once and stored only as hashes):',
+      ...server.seeded.map((c) => `  business ${c.business_id}: ${c.key}:${c.secret}`),
+      '',
+      `  curl -u ${first.key}:${first.secret} ${server.baseUrl}/v1/partner/brands`,
+    );
+    if (others.length)
+      out.push("  (the second business shows tenancy: its key sees none of the first one's data)");
+  } else {
+    const local = profiles.get('local');
+    if (local && server.hasCredential(local.key)) {
+      if (local.base_url !== server.baseUrl) profiles.save({ ...local, base_url: server.baseUrl });
+      out.push(`  profile:  local → ${local.key}, base URL ${server.baseUrl}`);
+    } else {
+      out.push(
+        '  profile:  none saved (start with --seed demo on an empty data dir, or issue one with `partner operator credentials create`)',
+      );
+    }
+  }
+  out.push(
+    `  operator: ${dataDir}/local.json (base_url and operator token, mode 0600)`,
+    '',
+    'Next, in another terminal:',
+    '  partner brands list',
+    '  partner branches list',
+    '  partner orders list',
+    '  partner operator businesses list',
+    '',
+    'Stop with Ctrl-C.',
+  );
+  io.stdout.write(`${out.join('\n')}\n`);
+
+  const signal = await (io.untilStopped ?? untilSignal)();
+  io.stderr.write(`partner: ${signal}: finishing in-flight requests and closing the database\n`);
+  await server.close();
+  return 0;
+}

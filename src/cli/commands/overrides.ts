@@ -1,0 +1,174 @@
+import { UsageError } from '../errors.js';
+import { coerceArg, readStdin } from '../input.js';
+import { canPrompt } from '../io.js';
+import type { FillInput, Override } from './derive.js';
+
+// Hand-written commands where the generic derivation would be poor (DESIGN §9), keyed by
+// operation id: each adjusts the derived command rather than re-implementing it, so --data,
+// --json, --idempotency-key, output and errors stay uniform.
+
+const PARTNER_TARGETS = ['ACCEPTED', 'READY', 'DELIVERED', 'CANCELLED'] as const;
+
+function bodyOf(input: FillInput): Record<string, unknown> {
+  if (Array.isArray(input.body)) throw new UsageError('--data must be a JSON object here');
+  input.body ??= {};
+  return input.body as Record<string, unknown>;
+}
+
+/** `30m`, `2h`, `1h30m`, `45s`, `1d` → milliseconds. */
+export function parseDuration(text: string): number | undefined {
+  const re = /(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)/gy;
+  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+  let total = 0;
+  let matched = 0;
+  const s = text.trim();
+  re.lastIndex = 0;
+  for (let m = re.exec(s); m; m = re.exec(s)) {
+    total += Number(m[1]) * unit[m[2]!]!;
+    matched = re.lastIndex;
+  }
+  return matched === s.length && matched > 0 && total > 0 ? total : undefined;
+}
+
+/** `SKU=12`, `SKU=null` → a stock line. */
+export function parseStockPair(pair: string): { partner_item_id: string; stock: number | null } {
+  const eq = pair.lastIndexOf('=');
+  const sku = pair.slice(0, eq);
+  const raw = pair.slice(eq + 1);
+  if (eq <= 0 || raw === '') throw new UsageError(`expected SKU=N, got "${pair}"`);
+  if (raw === 'null') return { partner_item_id: sku, stock: null };
+  if (!/^\d+$/.test(raw))
+    throw new UsageError(`stock for ${sku} must be a whole number ≥ 0 or null, got "${raw}"`);
+  return { partner_item_id: sku, stock: Number(raw) };
+}
+
+export const OVERRIDES: Readonly<Record<string, Override>> = {
+  // `orders patch ID --status S [--reason TEXT]`
+  patchOrderStatus: {
+    args: [{ name: 'id', description: 'order id' }],
+    options: [
+      { flags: '--status <status>', description: `new status, code or id: ${PARTNER_TARGETS.join(', ')}` },
+      { flags: '--reason <text>', description: 'cancellation reason (required with CANCELLED)' },
+    ],
+    omit: ['id', 'status', 'platform', 'cancellation_reason'],
+    async fill({ ctx, input, args, opts }) {
+      const body = bodyOf(input);
+      if (args[0] !== undefined)
+        body.id = coerceArg({ name: 'id', type: 'integer', required: true }, args[0], 'id');
+      if (body.id === undefined) throw new UsageError('missing ID (the order id)');
+      let status = (opts.status as string | undefined) ?? (body.status as string | number | undefined);
+      if (status === undefined) {
+        if (!canPrompt(ctx.io)) throw new UsageError('missing required flag --status');
+        status = await ctx.io.prompter.select({
+          message: `New status of order ${body.id}:`,
+          choices: PARTNER_TARGETS.map((s) => ({ name: s, value: s })),
+        });
+      }
+      body.status = typeof status === 'string' && /^\d+$/.test(status) ? Number(status) : status;
+      body.platform = 'enterprise';
+      const reason = (opts.reason as string | undefined) ?? (body.cancellation_reason as string | undefined);
+      const cancelling =
+        body.status === 3 || (typeof body.status === 'string' && body.status.toUpperCase() === 'CANCELLED');
+      if (reason !== undefined) body.cancellation_reason = reason;
+      else if (cancelling) {
+        if (!canPrompt(ctx.io)) throw new UsageError('--reason is required with --status CANCELLED');
+        body.cancellation_reason = await ctx.io.prompter.input({
+          message: 'Cancellation reason:',
+          validate: (v) => (v.trim() ? true : 'a reason is required'),
+        });
+      }
+    },
+  },
+
+  // `orders comment ID TEXT` (TEXT "-" reads stdin; "" clears the comment)
+  setOrderComment: {
+    args: [{ name: 'text', description: 'the comment; "" clears it, - reads stdin', optional: true }],
+    omit: ['comment'],
+    async fill({ ctx, input, args }) {
+      const body = bodyOf(input);
+      const text = args[0];
+      if (text === '-') body.comment = (await readStdin(ctx.io, 'TEXT -')).replace(/\n$/, '');
+      else if (text !== undefined) body.comment = text;
+      else if (body.comment === undefined) {
+        if (!canPrompt(ctx.io)) throw new UsageError('missing TEXT (the comment; "" clears it)');
+        body.comment = await ctx.io.prompter.input({ message: 'Comment:' });
+      }
+    },
+  },
+
+  // `operator orders status ORDER_ID STATUS` (DESIGN §7: the status is positional)
+  operatorSetOrderStatus: {
+    args: [{ name: 'status', description: 'any status, code or id (e.g. "DRIVER ASSIGNED" or 7)' }],
+    omit: ['status'],
+    fill({ input, args }) {
+      const body = bodyOf(input);
+      const status = args[0];
+      if (status !== undefined) body.status = /^\d+$/.test(status) ? Number(status) : status;
+      if (body.status === undefined) throw new UsageError('missing STATUS');
+    },
+  },
+
+  // `items availability SKU --branch ID --available|--unavailable`
+  setItemAvailability: {
+    options: [
+      { flags: '--available', description: 'mark the SKU available (also ends a snooze)' },
+      { flags: '--unavailable', description: 'mark the SKU out of stock' },
+    ],
+    omit: ['isAvailable'],
+    fill({ input, opts }) {
+      const body = bodyOf(input);
+      if (opts.available && opts.unavailable)
+        throw new UsageError('pass --available or --unavailable, not both');
+      if (opts.available || opts.unavailable) body.isAvailable = opts.available === true;
+      if (body.isAvailable === undefined)
+        throw new UsageError('missing flag: pass --available or --unavailable');
+    },
+  },
+
+  // `items snooze SKU --branch ID --until ISO|--for 30m`
+  snoozeItem: {
+    options: [
+      { flags: '--until <iso>', description: 'end of the snooze, ISO 8601 (e.g. 2025-01-31T18:00:00Z)' },
+      { flags: '--for <duration>', description: 'snooze length from now: 30m, 2h, 1h30m, 1d' },
+    ],
+    omit: ['until'],
+    fill({ ctx, input, opts }) {
+      const body = bodyOf(input);
+      if (opts.until !== undefined && opts.for !== undefined)
+        throw new UsageError('pass --until or --for, not both');
+      if (typeof opts.for === 'string') {
+        const ms = parseDuration(opts.for);
+        if (ms === undefined)
+          throw new UsageError(`--for expects a duration such as 30m, 2h or 1h30m, got "${opts.for}"`);
+        body.until = new Date(ctx.io.clock.now() + ms).toISOString();
+      } else if (typeof opts.until === 'string') {
+        if (Number.isNaN(Date.parse(opts.until)))
+          throw new UsageError(`--until expects an ISO 8601 time, got "${opts.until}"`);
+        body.until = opts.until;
+      }
+      if (body.until === undefined)
+        throw new UsageError('missing flag: pass --until ISO or --for DURATION (e.g. 30m)');
+    },
+  },
+
+  // `items stock --branch ID SKU=N…`
+  updateItemStocks: {
+    args: [
+      {
+        name: 'stocks',
+        description: 'SKU=N pairs (N = null stops counting)',
+        variadic: true,
+        optional: true,
+      },
+    ],
+    omit: ['items'],
+    fill({ input, args }) {
+      const body = bodyOf(input);
+      const pairs = args.flat();
+      if (pairs.length > 0) body.items = pairs.map(parseStockPair);
+      if (!Array.isArray(body.items) || body.items.length === 0) {
+        throw new UsageError('missing SKU=N pairs (or "items" in --data)');
+      }
+    },
+  },
+};

@@ -1,0 +1,145 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { FieldType, ManifestField } from './manifest/types.js';
+import { UsageError } from './errors.js';
+import type { Io } from './io.js';
+
+// Turning command-line text into request values. Every failure is a UsageError naming the
+// flag or file, never a stack trace.
+
+/** Reads all of stdin, refusing to wait on a terminal (that would look like a hang). */
+export async function readStdin(io: Io, what: string): Promise<string> {
+  if (io.stdinIsTTY) throw new UsageError(`${what} reads stdin, but stdin is a terminal: pipe the value in`);
+  const chunks: Buffer[] = [];
+  for await (const c of io.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `JSON`, `@file` or `-` (stdin) → the text, for `--data`-like options. */
+export async function readTextArg(
+  value: string,
+  flag: string,
+  io: Io,
+): Promise<{ text: string; source: string }> {
+  if (value === '-') return { text: await readStdin(io, flag), source: 'stdin' };
+  if (value.startsWith('@')) {
+    const file = value.slice(1);
+    if (!file) throw new UsageError(`${flag} @FILE: missing file name after @`);
+    try {
+      return { text: await readFile(resolve(io.cwd, file), 'utf8'), source: file };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new UsageError(
+        `${flag}: cannot read ${file}${code === 'ENOENT' ? ': no such file' : `: ${(err as Error).message}`}`,
+      );
+    }
+  }
+  return { text: value, source: flag };
+}
+
+export async function readJsonArg(value: string, flag: string, io: Io): Promise<unknown> {
+  const { text, source } = await readTextArg(value, flag, io);
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const where = source === flag ? flag : `${flag} (${source})`;
+    throw new UsageError(`${where} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+function scalar(
+  raw: string,
+  type: FieldType | undefined,
+  flag: string,
+  enumValues?: (string | number)[],
+): unknown {
+  let v: unknown = raw;
+  switch (type) {
+    case 'integer':
+    case 'number': {
+      const n = Number(raw);
+      if (raw.trim() === '' || !Number.isFinite(n) || (type === 'integer' && !Number.isInteger(n))) {
+        throw new UsageError(
+          `${flag} expects ${type === 'integer' ? 'an integer' : 'a number'}, got "${raw}"`,
+        );
+      }
+      v = n;
+      break;
+    }
+    case 'boolean':
+      if (raw !== 'true' && raw !== 'false')
+        throw new UsageError(`${flag} expects true or false, got "${raw}"`);
+      v = raw === 'true';
+      break;
+    case 'object':
+    case 'array':
+    case 'any':
+      try {
+        v = JSON.parse(raw);
+      } catch {
+        if (type !== 'any') throw new UsageError(`${flag} expects JSON, got "${raw}"`);
+      }
+      break;
+    default:
+      break;
+  }
+  if (enumValues?.length && !enumValues.some((e) => e === v)) {
+    throw new UsageError(`${flag} must be one of ${enumValues.join(', ')}, got "${raw}"`);
+  }
+  return v;
+}
+
+/** A flag's raw value(s) → the wire value of `field`. */
+export function coerceFlag(field: ManifestField, raw: unknown, flag: string): unknown {
+  if (raw === undefined) return undefined;
+  if (typeof raw === 'boolean') return raw;
+  if (field.nullable && raw === 'null') return null;
+  if (field.type === 'array' && Array.isArray(raw)) {
+    return raw
+      .flatMap((r) => String(r).split(','))
+      .map((s) => s.trim())
+      .filter((s) => s !== '')
+      .map((s) => scalar(s, field.items, flag, field.enum));
+  }
+  return scalar(String(raw), field.type, flag, field.enum);
+}
+
+/** A positional path parameter. */
+export function coerceArg(field: ManifestField, raw: string, name: string): string | number {
+  if (field.type === 'integer' || field.type === 'number') {
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n <= 0) {
+      throw new UsageError(`${name.toUpperCase()} must be a positive integer, got "${raw}"`);
+    }
+    return n;
+  }
+  if (raw === '') throw new UsageError(`${name.toUpperCase()} must not be empty`);
+  return raw;
+}
+
+/**
+ * `-f key=value` for `partner api`: values are typed like gh's `-F` (true/false/null, numbers,
+ * `@file` contents); `key[]=v` appends to an array.
+ */
+export async function parseFieldArgs(pairs: readonly string[], io: Io): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`-f expects key=value, got "${pair}"`);
+    let key = pair.slice(0, eq);
+    const raw = pair.slice(eq + 1);
+    let value: unknown;
+    if (raw === 'true' || raw === 'false') value = raw === 'true';
+    else if (raw === 'null') value = null;
+    else if (/^-?\d+(\.\d+)?$/.test(raw) && Number.isSafeInteger(Math.trunc(Number(raw))))
+      value = Number(raw);
+    else if (raw.startsWith('@')) value = (await readTextArg(raw, `-f ${key}`, io)).text;
+    else value = raw;
+    if (key.endsWith('[]')) {
+      key = key.slice(0, -2);
+      const prev = out[key];
+      out[key] = Array.isArray(prev) ? [...prev, value] : [value];
+    } else out[key] = value;
+  }
+  return out;
+}

@@ -1,0 +1,61 @@
+import { exitCodeFor } from '../errors.js';
+
+// Errors on stderr: code, message and request_id; details and stacks only with --verbose.
+// Plain text (no chalk) so it costs nothing to load; red only when stderr is a colour terminal.
+
+export interface ErrorPrintOptions {
+  verbose: boolean;
+  color: boolean;
+}
+
+const red = (s: string, on: boolean) => (on ? `\u001b[31m${s}\u001b[39m` : s);
+const dim = (s: string, on: boolean) => (on ? `\u001b[2m${s}\u001b[22m` : s);
+
+const HINTS: Record<string, string> = {
+  auth_missing: 'check the profile (`partner profiles show`)',
+  auth_invalid_credential:
+    'the key or secret is wrong, or the secret was rotated; update it with `partner profiles add`',
+  auth_revoked: 'this credential was revoked; ask the operator for a new one',
+  rate_limit_exceeded: 'slow down; the CLI already retried with backoff',
+};
+
+/** Writes the error and returns the exit code for it. */
+export function reportError(err: unknown, out: { write(s: string): unknown }, o: ErrorPrintOptions): number {
+  const code = exitCodeFor(err);
+  const e = err as {
+    name?: string;
+    message?: string;
+    code?: unknown;
+    wireCode?: string;
+    request_id?: string;
+    details?: unknown;
+    stack?: string;
+  };
+  if (e?.name === 'Exit') return code;
+  const lines: string[] = [];
+  switch (e?.name) {
+    case 'ApiError': {
+      const shown = e.wireCode ?? String(e.code);
+      lines.push(`${red('error', o.color)} ${shown}: ${e.message}`);
+      if (e.request_id) lines.push(`request_id: ${e.request_id}`);
+      if (o.verbose && e.details !== undefined) lines.push(`details: ${JSON.stringify(e.details, null, 2)}`);
+      else if (e.details !== undefined) lines.push(dim('(details with --verbose)', o.color));
+      const hint = HINTS[String(e.code)];
+      if (hint) lines.push(dim(`hint: ${hint}`, o.color));
+      break;
+    }
+    case 'NetworkError':
+      lines.push(`${red('error', o.color)} network: ${e.message}`);
+      break;
+    case 'UsageError':
+    case 'ClientConfigError':
+    case 'ConfigFileError':
+      lines.push(`${red('error', o.color)} ${e.message}`);
+      break;
+    default:
+      lines.push(`${red('error', o.color)} ${e?.message ?? String(err)}`);
+      if (o.verbose && e?.stack) lines.push(dim(e.stack, o.color));
+  }
+  out.write(`${lines.join('\n')}\n`);
+  return code;
+}

@@ -1,0 +1,151 @@
+import { Chalk, type ChalkInstance } from 'chalk';
+import Table from 'cli-table3';
+import { statusName } from '../../contract/order-statuses.js';
+import { cellText, isIsoDateTime, relativeTime } from './format.js';
+import type { Out, RenderOptions } from './index.js';
+import { isMenuTree, renderMenuTree } from './menu-tree.js';
+import { type Column, type Row, VIEWS, type View } from './views.js';
+
+// Human output of a payload. TTY: tables with colours, relative times and status names.
+// Not a TTY: tab-separated rows without headers or decoration (gh's convention), raw values,
+// so `cut`/`awk` work.
+
+const isRecord = (v: unknown): v is Row => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPage = (v: unknown): v is { results: unknown[]; page: number; size: number; total: number } =>
+  isRecord(v) && Array.isArray(v.results) && typeof v.page === 'number' && typeof v.total === 'number';
+const isScalarish = (v: unknown) =>
+  v === null ||
+  typeof v !== 'object' ||
+  (Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object'));
+
+const PREFERRED = ['id', 'key', 'title', 'name', 'status', 'code', 'type'];
+
+/** Columns for rows without a view: scalar fields of the first rows, the telling ones first, at most 8. */
+export function genericColumns(rows: Row[]): Column[] {
+  const keys: string[] = [];
+  for (const r of rows.slice(0, 20)) {
+    for (const [k, v] of Object.entries(r)) if (!keys.includes(k) && isScalarish(v)) keys.push(k);
+  }
+  keys.sort((a, b) => {
+    const ia = PREFERRED.indexOf(a);
+    const ib = PREFERRED.indexOf(b);
+    return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib);
+  });
+  return keys.slice(0, 8).map((k) => ({
+    header: k,
+    get: (r: Row) => r[k],
+    ...(k.endsWith('_at') ? { kind: 'time' as const } : k === 'status' ? { kind: 'status' as const } : {}),
+  }));
+}
+
+function paint(c: ChalkInstance, v: unknown, kind: Column['kind'], o: RenderOptions): string {
+  if (kind === 'status' && typeof v === 'number') {
+    const name = statusName(v);
+    if (!o.tty) return name;
+    const colour = /CANCELLED|VOID/.test(name)
+      ? c.red
+      : name === 'DELIVERED'
+        ? c.green
+        : name === 'READY'
+          ? c.cyan
+          : c.yellow;
+    return colour(name);
+  }
+  if (kind === 'time' && isIsoDateTime(v) && o.tty) return relativeTime(v, o.now);
+  if (o.tty && typeof v === 'boolean') return v ? c.green('yes') : c.dim('no');
+  return cellText(v, o.tty ? 48 : Number.POSITIVE_INFINITY);
+}
+
+function table(c: ChalkInstance, head: string[]): Table.Table {
+  // Borderless, gh-like.
+  return new Table({
+    head: head.map((h) => c.bold(h.toUpperCase())),
+    chars: {
+      top: '',
+      'top-mid': '',
+      'top-left': '',
+      'top-right': '',
+      bottom: '',
+      'bottom-mid': '',
+      'bottom-left': '',
+      'bottom-right': '',
+      left: '',
+      'left-mid': '',
+      mid: '',
+      'mid-mid': '',
+      right: '',
+      'right-mid': '',
+      middle: '  ',
+    },
+    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
+  });
+}
+
+function renderRows(out: Out, rows: Row[], columns: Column[], o: RenderOptions, c: ChalkInstance): void {
+  if (!o.tty) {
+    for (const r of rows)
+      out.write(`${columns.map((col) => paint(c, col.get(r), col.kind, o)).join('\t')}\n`);
+    return;
+  }
+  if (rows.length === 0) {
+    out.write(`${c.dim('No results')}\n`);
+    return;
+  }
+  const t = table(
+    c,
+    columns.map((col) => col.header),
+  );
+  for (const r of rows) t.push(columns.map((col) => paint(c, col.get(r), col.kind, o)));
+  out.write(`${t.toString()}\n`);
+}
+
+function renderRecord(out: Out, rec: Row, o: RenderOptions, c: ChalkInstance): void {
+  const entries = Object.entries(rec);
+  if (!o.tty) {
+    for (const [k, v] of entries)
+      out.write(`${k}\t${paint(c, v, k === 'status' ? 'status' : undefined, o)}\n`);
+    return;
+  }
+  const width = Math.max(0, ...entries.map(([k]) => k.length));
+  for (const [k, v] of entries) {
+    let text: string;
+    if (k === 'status' && typeof v === 'number') text = `${paint(c, v, 'status', o)} ${c.dim(`(${v})`)}`;
+    else if (isIsoDateTime(v)) text = `${v} ${c.dim(`(${relativeTime(v, o.now)})`)}`;
+    else text = paint(c, v, undefined, { ...o, tty: true });
+    if (!isScalarish(v)) text = cellText(v, 100);
+    out.write(`${c.dim(k.padEnd(width))}  ${text}\n`);
+  }
+}
+
+/** Writes `data` for a person (TTY) or a pipe (TSV). */
+export function renderHuman(out: Out, data: unknown, o: RenderOptions): void {
+  const c = new Chalk({ level: o.color ? 1 : 0 });
+  if (o.opId === 'getMenu' && isMenuTree(data)) {
+    renderMenuTree(out, data, o, c);
+    return;
+  }
+  const view: View | undefined = o.opId ? VIEWS[o.opId] : undefined;
+  const page = isPage(data) ? data : undefined;
+  const list = page ? page.results : data;
+  const rows =
+    view?.rows?.(data) ?? (Array.isArray(list) && list.every(isRecord) ? (list as Row[]) : undefined);
+  if (rows) {
+    renderRows(out, rows, view?.columns ?? genericColumns(rows), o, c);
+    if (page && o.tty && rows.length > 0) {
+      const first = (page.page - 1) * page.size + 1;
+      const last = first + page.results.length - 1;
+      const more = last < page.total ? ` · --page ${page.page + 1} for more, --all for everything` : '';
+      out.write(`${c.dim(`${first}–${last} of ${page.total}${more}`)}\n`);
+    }
+    return;
+  }
+  if (Array.isArray(data)) {
+    for (const v of data) out.write(`${cellText(v, Number.POSITIVE_INFINITY)}\n`);
+    return;
+  }
+  if (isRecord(data)) {
+    renderRecord(out, data, o, c);
+    return;
+  }
+  out.write(`${cellText(data, Number.POSITIVE_INFINITY)}\n`);
+}

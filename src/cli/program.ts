@@ -1,0 +1,168 @@
+import { Command, CommanderError, Option } from 'commander';
+import type { Action } from './commands/action.js';
+import { registerApi } from './commands/api.js';
+import { completeWords, registerCompletion } from './commands/completion.js';
+import { registerListen } from './commands/listen.js';
+import { registerOpenApi } from './commands/openapi.js';
+import { registerProfiles } from './commands/profiles.js';
+import { group, registerOperations } from './commands/register.js';
+import { registerWebhookTools } from './commands/webhooks.js';
+import { type Ctx, makeCtx } from './context.js';
+import { EXIT, UsageError } from './errors.js';
+import type { Io } from './io.js';
+
+export { processIo } from './io.js';
+import { MANIFEST } from './manifest/data.js';
+import type { Manifest } from './manifest/types.js';
+import { reportError } from './output/errors.js';
+
+// The command tree. Everything here is cheap to load; command bodies import what they need.
+
+interface RunState {
+  code: number;
+  ctx?: Ctx;
+}
+
+function registerLocal(root: Command, action: Action): void {
+  const local = root.command('local').summary('Run the Partner API locally (embedded server)');
+  local.description('Run the Partner API locally: real HTTP, SQLite persistence, webhooks, operator API.');
+  const start = local
+    .command('start')
+    .summary('Start the local server in the foreground (Ctrl-C stops it)')
+    .description(
+      'Start the local server in the foreground until SIGINT/SIGTERM. Writes DIR/local.json {base_url, operator_token};\n' +
+        '--seed demo on an empty DIR creates demo businesses and saves a CLI profile `local`.',
+    )
+    .option('--port <port>', 'port to listen on (0 picks a free one)', '8787')
+    .option('--host <host>', 'interface to bind', '127.0.0.1')
+    .option('--data <dir>', 'data dir (default $PARTNER_DATA_DIR or the per-user data folder)')
+    .addOption(
+      new Option('--seed <seed>', 'demo data on an empty data dir').choices(['demo', 'none']).default('none'),
+    )
+    .option(
+      '--retry-schedule <list>',
+      'webhook retry delays, e.g. 1s,2s,4s (default 10s,1m,5m,30m,2h,6h,12h)',
+    )
+    .addOption(
+      new Option('--durability <mode>', 'full also survives power loss (slower writes)')
+        .choices(['normal', 'full'])
+        .default('normal'),
+    );
+  start.addHelpText('after', '\nExample:\n  $ partner local start --seed demo --port 8787\n');
+  action(start, async (ctx, _args, opts) => {
+    const port = Number(opts.port);
+    if (!/^\d+$/.test(String(opts.port)) || port > 65535)
+      throw new UsageError(`--port must be 0–65535, got "${opts.port}"`);
+    const { runLocalStart } = await import('./commands/local.js');
+    return runLocalStart(
+      {
+        port,
+        host: String(opts.host),
+        ...(typeof opts.data === 'string' ? { data: opts.data } : {}),
+        seed: opts.seed as 'demo' | 'none',
+        ...(typeof opts.retrySchedule === 'string' ? { retrySchedule: opts.retrySchedule } : {}),
+        durability: opts.durability as 'normal' | 'full',
+      },
+      ctx.io,
+    );
+  });
+}
+
+/**
+ * The first word that names a command, skipping global options and their values; used to
+ * register only that group's operations (each registered command costs start-up time).
+ */
+export function firstCommandWord(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--profile' || a === '--base-url') i++;
+    else if (!a.startsWith('-')) return a;
+  }
+  return undefined;
+}
+
+export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?: readonly string[]): Command {
+  const program = new Command('partner');
+  program
+    .description('CLI for the restaurant Partner Integration API, with an embedded local server')
+    .version(__PARTNER_VERSION__, '-V, --version', 'print the version')
+    .option('--profile <name>', 'profile to use (env PARTNER_PROFILE)')
+    .option('--base-url <url>', 'API base URL (env PARTNER_BASE_URL)')
+    .option('--json', 'print the response data as JSON (stable, documented in docs/cli.md)')
+    .option('--no-color', 'no colours (also NO_COLOR)')
+    .option(
+      '--verbose',
+      'log each request (method, URL, status, time, request_id) and error details on stderr',
+    )
+    .option('--insecure', 'allow credentials over plain http to a non-loopback host')
+    .helpOption('-h, --help', 'show help')
+    .configureHelp({ showGlobalOptions: true })
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    });
+  program.addHelpText(
+    'after',
+    '\nExamples:\n  $ partner profiles add local --key pk_… --secret - --base-url http://127.0.0.1:8787\n  $ partner branches list --all --json\n  $ partner orders patch 1042 --status READY\n\nExit codes: 0 ok, 1 other, 2 usage, 3 auth, 4 not found, 5 conflict, 6 rate limited, 7 network or 5xx.\n',
+  );
+
+  const action: Action = (cmd, fn) => {
+    cmd.action(async (...a: unknown[]) => {
+      const c = a.at(-1) as Command;
+      const ctx = makeCtx(io, manifest, c);
+      state.ctx = ctx;
+      const args = (c.processedArgs as unknown[]).flatMap((v) =>
+        v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)],
+      );
+      state.code = (await fn(ctx, args, c.optsWithGlobals(), c)) ?? 0;
+    });
+  };
+
+  registerProfiles(program, action);
+  const first = argv ? firstCommandWord(argv) : undefined;
+  const groups = [...new Set(manifest.ops.flatMap((o) => (o.cli ? [o.cli.command[0]!] : [])))];
+  if (first && groups.includes(first)) {
+    // Other groups appear in `--help` with their summary but without their subcommands.
+    for (const g of groups) group(program, [g]);
+    registerOperations(program, manifest, action, (op) => op.cli?.command[0] === first);
+  } else registerOperations(program, manifest, action);
+  registerWebhookTools(program, action);
+  registerListen(program, action);
+  registerApi(program, action);
+  registerOpenApi(program, action);
+  registerCompletion(program, action);
+  registerLocal(program, action);
+  return program;
+}
+
+/** Runs the CLI in-process; resolves to the exit code. */
+export async function run(argv: readonly string[], io: Io, manifest: Manifest = MANIFEST): Promise<number> {
+  const state: RunState = { code: EXIT.ok };
+  const program = buildProgram(io, manifest, state, argv[0] === '__complete' ? undefined : argv);
+  if (argv[0] === '__complete') {
+    // Shell completion (completion.ts): answered from the tree without parsing the words.
+    for (const c of completeWords(program, argv.slice(1))) io.stdout.write(`${c}\n`);
+    return EXIT.ok;
+  }
+  if (argv.length === 0) {
+    program.outputHelp();
+    return EXIT.ok;
+  }
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version exit 0; a group without its subcommand prints help and is a usage error.
+      state.code = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    } else {
+      const verbose = argv.includes('--verbose');
+      const color = state.ctx?.colorErr ?? false;
+      state.code = reportError(err, io.stderr, { verbose: state.ctx?.verbose ?? verbose, color });
+    }
+  } finally {
+    await state.ctx?.close().catch(() => undefined);
+  }
+  return state.code;
+}

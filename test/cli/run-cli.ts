@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll } from 'vitest';
+import type { Io, Prompter } from '../../src/cli/io.js';
+import { run } from '../../src/cli/program.js';
+
+// Runs the CLI in-process with an injected Io: TTY on or off, a scripted prompter, a fixed
+// clock, and a private config dir.
+
+export interface PromptCall {
+  kind: 'input' | 'password' | 'confirm' | 'select';
+  message: string;
+}
+
+/** A prompter that answers from a script and records what was asked; an unscripted prompt fails the test. */
+export function fakePrompter(answers: unknown[] = []): Prompter & { calls: PromptCall[] } {
+  const calls: PromptCall[] = [];
+  const next = (kind: PromptCall['kind'], message: string) => {
+    calls.push({ kind, message });
+    if (answers.length === 0) throw new Error(`unexpected prompt (${kind}): ${message}`);
+    return answers.shift();
+  };
+  return {
+    calls,
+    input: async (o) => String(next('input', o.message)),
+    password: async (o) => String(next('password', o.message)),
+    confirm: async (o) => Boolean(next('confirm', o.message)),
+    select: async (o) => next('select', o.message) as never,
+  };
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  tty?: boolean;
+  env?: Record<string, string | undefined>;
+  prompter?: Prompter;
+  stdin?: string;
+  configDir?: string;
+  now?: number;
+  cwd?: string;
+  /** For foreground commands (listen): resolves when the command should stop. */
+  untilStopped?: () => Promise<string>;
+  /** Sees stderr as it is written (e.g. to wait for "Listening on"). */
+  onStderr?: (chunk: string) => void;
+}
+
+const created: string[] = [];
+// Registered once per test file (vitest isolates modules per file).
+afterAll(() => {
+  for (const d of created.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A fresh temp dir, removed after the test file. */
+export function tempDir(prefix = 'partner-cli-'): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  created.push(d);
+  return d;
+}
+
+export async function runCli(argv: string[], o: CliOptions = {}): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const tty = o.tty ?? false;
+  const now = o.now ?? Date.now();
+  const io: Io = {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: {
+      write: (s: string) => {
+        stderr += s;
+        o.onStderr?.(s);
+        return true;
+      },
+    },
+    stdin: Readable.from(o.stdin === undefined ? [] : [Buffer.from(o.stdin)]),
+    stdoutIsTTY: tty,
+    stderrIsTTY: false, // no spinners in tests: their frames would interleave with assertions
+    stdinIsTTY: tty && o.stdin === undefined,
+    env: { ...o.env } as NodeJS.ProcessEnv,
+    color: true,
+    prompter: o.prompter ?? fakePrompter(),
+    clock: { now: () => now, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) },
+    configDir: o.configDir ?? tempDir('partner-cfg-'),
+    cwd: o.cwd ?? process.cwd(),
+    ...(o.untilStopped ? { untilStopped: o.untilStopped } : {}),
+  };
+  const code = await run(argv, io);
+  return { code, stdout, stderr };
+}
