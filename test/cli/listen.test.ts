@@ -134,18 +134,29 @@ describe('partner listen', () => {
       items: 1,
     });
     expect(order.status).toBe(201);
-    // The delivery goes out within about a second (batching window, then the POST).
+    const patched = await runCli(
+      ['orders', 'patch', String(order.body.data.id), '--status', 'ACCEPTED', '--json'],
+      {
+        configDir,
+      },
+    );
+    expect(patched.code).toBe(0);
+    // Both deliveries go out within about a second (batching window, then the POST).
     await until(async () => {
       const log = (await s.operator('GET', '/v1/operator/webhooks/log')).body.data as {
         url: string;
         status: string;
       }[];
-      return log.some((d) => d.url === l.url && d.status === 'delivered');
+      return log.filter((d) => d.url === l.url && d.status === 'delivered').length >= 2;
     }, 10_000);
     await new Promise((r) => setTimeout(r, 100)); // the receiver prints just after acknowledging
     const r = await l.stop();
     expect(r.code).toBe(0);
-    const events: { event_type: string; body: { orders: { id: number }[] } }[] = r.stdout
+    const events: {
+      event_type: string;
+      verified: boolean;
+      body: { orders: { id: number; status: number }[] };
+    }[] = r.stdout
       .trim()
       .split('\n')
       .filter(Boolean)
@@ -157,6 +168,9 @@ describe('partner listen', () => {
           e.body.orders.some((o) => o.id === order.body.data.id),
       ),
     ).toBe(true);
+    const update = events.find((e) => e.event_type === 'service.order.status.updated');
+    expect(update?.verified).toBe(true);
+    expect(update?.body.orders[0]).toMatchObject({ id: order.body.data.id, status: 2 });
     const after = (await s.operator('GET', '/v1/operator/webhooks')).body.data as { url: string }[];
     expect(after.map((w) => w.url)).not.toContain(l.url);
   }, 20_000);

@@ -68,6 +68,17 @@ describe('flag naming', () => {
         .sort(),
     ).toEqual(['business', 'rate-limit', 'scopes']);
   });
+
+  it('uses the pinned names --event-id (webhooks log) and --include (menu sync)', () => {
+    const log = MANIFEST.ops.find((o) => o.id === 'operatorWebhookLog')!;
+    const sync = MANIFEST.ops.find((o) => o.id === 'syncMenuToStores')!;
+    expect(deriveCommand(log)!.flags.map((f) => f.name)).toEqual(
+      expect.arrayContaining(['event-id', 'status', 'business']),
+    );
+    expect(deriveCommand(sync)!.flags.map((f) => f.name)).toEqual(
+      expect.arrayContaining(['include', 'brand', 'branch']),
+    );
+  });
 });
 
 describe('deriveCommand', () => {

@@ -102,18 +102,6 @@ export const RESERVED_FLAGS = new Set([
   'token',
 ]);
 
-/**
- * Per-operation flag names where DESIGN §7/§9 chose something other than the default rule
- * (wire field → flag name). The contract's `cli.flags` wins; these cover pinned names the table
- * does not carry (yet).
- */
-export const FLAG_NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  operatorRotateCredential: { grace_seconds: 'grace' },
-  operatorSetCredentialScopes: { scopes: 'set' },
-  operatorWebhookLog: { event_id: 'event-id' },
-  syncMenuToStores: { fieldIncludeOnSync: 'include' },
-};
-
 /** How a path parameter reads in usage lines (`items availability SKU`). */
 export const ARG_NAMES: Readonly<Record<string, string>> = { partner_item_id: 'sku' };
 
@@ -130,7 +118,7 @@ export function kebab(name: string): string {
  * names of DESIGN §9 (`orders list --branch ID`, `menu sync --brand ID --branch ID…`).
  */
 export function flagNamesFor(field: ManifestField, op: ManifestOp): { name: string; aliases: string[] } {
-  const fixed = op.cli?.flags?.[field.name] ?? FLAG_NAMES[op.id]?.[field.name];
+  const fixed = op.cli?.flags?.[field.name];
   const full = kebab(field.name);
   if (fixed) return { name: fixed, aliases: fixed === full ? [] : [full] };
   const m = /^([a-z][a-z0-9]*)_ids?$/.exec(field.name);

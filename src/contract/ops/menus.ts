@@ -71,6 +71,7 @@ export const menuOperations = {
     cli: {
       command: ['menu', 'sync'],
       example: 'partner menu sync --brand 12 --branch 34 --include availableTimes',
+      flags: { fieldIncludeOnSync: 'include' },
     },
   }),
   publishMenu: op({

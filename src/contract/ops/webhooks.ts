@@ -94,7 +94,8 @@ export const webhookOperations = {
     cli: {
       command: ['operator', 'webhooks', 'log'],
       example: 'partner operator webhooks log --status failed',
-      flags: { business_id: 'business' },
+      // `event_id` would otherwise shorten to --event (the _id rule); DESIGN §7 pins --event-id.
+      flags: { business_id: 'business', event_id: 'event-id' },
     },
   }),
   operatorReplayWebhook: op({
