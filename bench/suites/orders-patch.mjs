@@ -169,7 +169,7 @@ export async function run({ log }) {
   const ratio = rps / rawRps;
   const bad = partnerRuns.reduce((n, r) => n + r.non2xx + r.errors, 0);
   return [
-    `Each partner request is a real transition (PLACED → ACCEPTED on a fresh order): auth, rate limit, idempotency record, order update (status history included) and outbox event in one transaction, with the webhook dispatcher running in the same process (no receiver registered); order record ${fmt(recordBytes)} bytes. The floor parses the same JSON body and INSERTs one row. 50 connections, ${RUNS} × ${DURATION} s each, servers pinned to core 0, load on core 1; medians. WAL, synchronous=NORMAL on both.`,
+    `Each partner request is a real transition (PLACED → ACCEPTED on a fresh order): auth, rate limit, idempotency record, order update (status history included) and outbox event in one savepoint of the event-loop turn's group commit (answered only after the COMMIT), with the webhook dispatcher running in the same process (no receiver registered); order record ${fmt(recordBytes)} bytes. The floor parses the same JSON body and INSERTs one row. 50 connections, ${RUNS} × ${DURATION} s each, servers pinned to core 0, load on core 1; medians. WAL, synchronous=NORMAL on both.`,
     '',
     '| | req/s | p99 ms |',
     '|---|---:|---:|',
