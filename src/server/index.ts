@@ -69,6 +69,7 @@ function readLocalJson(file: string): Partial<LocalJson> {
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(opts.dataDir, 0o700);
   const localFile = join(opts.dataDir, 'local.json');
   const previous = existsSync(localFile) ? readLocalJson(localFile) : {};
   const db = openDb(join(opts.dataDir, 'partner.db'), { durability: opts.durability ?? 'normal' });
@@ -85,7 +86,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     sealer: Sealer.fromFile(join(opts.dataDir, 'secret.key')),
     group: new GroupCommit(db),
   };
-  new IdempotencyStore(db).purge(now());
+  const idempotency = new IdempotencyStore(db);
+  idempotency.purge(now());
+  // Stored answers are kept 24 h; drop expired ones hourly so a long-running server stays small.
+  const purge = setInterval(() => db.open && idempotency.purge(now()), 3_600_000);
+  purge.unref();
 
   let seeded: SeededCredential[] = [];
   if (opts.seed === 'demo' && (db.prepare('SELECT count(*) FROM businesses').pluck().get() as number) === 0) {
@@ -124,6 +129,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     app,
     hasCredential: (key) => db.prepare('SELECT 1 FROM credentials WHERE key = ?').get(key) !== undefined,
     close() {
+      clearInterval(purge);
       closing ??= app
         .close()
         .then(() => services.group.flush())

@@ -9,6 +9,7 @@ import {
   SetRateLimitBody,
   SetScopesBody,
 } from '../schemas/operator.js';
+import { queryInt } from '../schemas/common.js';
 import { defineOperation as op } from '../operation.js';
 
 // The operator API (DESIGN §7): the "out of band" functions of the spec, bearer operator token.
@@ -47,7 +48,7 @@ export const operatorOperations = {
     auth: 'operator',
     scopes: [],
     summary: 'List credentials (never their secrets)',
-    query: z.strictObject({ business_id: z.coerce.number().int().positive().optional() }),
+    query: z.strictObject({ business_id: queryInt(z.number().int().positive()).optional() }),
     response: z.array(Credential),
     cli: {
       command: ['operator', 'credentials', 'list'],

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DeletedPayload, Id } from '../schemas/common.js';
+import { DeletedPayload, Id, queryInt } from '../schemas/common.js';
 import {
   AddWebhookBody,
   Delivery,
@@ -48,7 +48,7 @@ export const webhookOperations = {
     auth: 'operator',
     scopes: [],
     summary: 'List registered receiver URLs',
-    query: z.strictObject({ business_id: z.coerce.number().int().positive().optional() }),
+    query: z.strictObject({ business_id: queryInt(z.number().int().positive()).optional() }),
     response: z.array(Webhook),
     cli: {
       command: ['operator', 'webhooks', 'list'],

@@ -1,7 +1,14 @@
 import { z } from 'zod';
-import { AvailableTimesLenient, BusinessIdIgnored, IntId, IsoDateTime, VisibilitiesMap } from './common.js';
+import {
+  AvailableTimesLenient,
+  BusinessIdIgnored,
+  HourMinute,
+  IntId,
+  IsoDateTime,
+  VisibilitiesMap,
+} from './common.js';
 
-const Hhmm = z.number().int().min(0).max(2359).nullable();
+const Hhmm = HourMinute.nullable();
 const E164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number such as +6281234567890');
 
 /**

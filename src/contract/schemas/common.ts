@@ -2,11 +2,19 @@ import { z } from 'zod';
 
 // Wire-level building blocks shared by every resource.
 
-export const Id = z.coerce.number().int().positive();
+/**
+ * An integer from a query string or path: plain decimal digits only. `Number()` (z.coerce) would
+ * also take "0x2", "1e1" and " 1", which a pagination or id rule must refuse.
+ */
+export function queryInt<T extends z.ZodType>(inner: T) {
+  return z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v), inner);
+}
+
+export const Id = queryInt(z.number().int().positive());
 export const IntId = z.number().int().positive();
 
 /** Accepted anywhere in write bodies and queries; always overwritten by the credential's business. */
-export const BusinessIdIgnored = z.unknown().optional();
+export const BusinessIdIgnored = z.union([z.number(), z.string(), z.null()]).optional();
 
 export const IsoDateTime = z.iso.datetime({ offset: true });
 
@@ -14,8 +22,8 @@ export const IsoDateTime = z.iso.datetime({ offset: true });
 export const Decimal = z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string such as "45000.00"');
 
 export const PaginationQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  size: z.coerce.number().int().min(1).max(100).default(20),
+  page: queryInt(z.number().int().min(1)).default(1),
+  size: queryInt(z.number().int().min(1).max(100)).default(20),
 });
 
 export function paginated<T extends z.ZodType>(item: T) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoDateTime } from './common.js';
+import { IsoDateTime, queryInt } from './common.js';
 import { ORDER_EVENT_TYPES } from './orders.js';
 
 export const WebhookEvent = z.enum([...ORDER_EVENT_TYPES, 'all']);
@@ -69,8 +69,8 @@ export const Delivery = z.object({
 export const WebhookLogQuery = z.strictObject({
   event_id: z.string().optional(),
   status: DeliveryStatus.optional(),
-  business_id: z.coerce.number().int().positive().optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  business_id: queryInt(z.number().int().positive()).optional(),
+  limit: queryInt(z.number().int().min(1).max(1000)).default(100),
 });
 
 export const ReplayResult = z.object({ event_id: z.string(), deliveries: z.array(Delivery) });

@@ -46,11 +46,21 @@ export function checkReferences(
   return out;
 }
 
+/** The fields that follow from a schedule: open days, their bit-mask, earliest opening, latest closing. */
+export function scheduleFields(times: Times): Fields {
+  const days = openDays(times);
+  const slots = days.flatMap((d) => times[String(d)]!.slots);
+  return {
+    opening_time: slots.length ? Math.min(...slots.map((s) => s.startTime)) : null,
+    closing_time: slots.length ? Math.max(...slots.map((s) => s.endTime)) : null,
+    availability_mask: days.reduce((m, d) => m | (1 << d), 0),
+    day_availability: days,
+  };
+}
+
 /** Fills the writable fields a create left out, deriving what can be derived from the schedule and city. */
 export function withDefaults(f: Fields): Fields {
   const times = f.available_times as Times;
-  const days = openDays(times);
-  const slots = days.flatMap((d) => times[String(d)]!.slots);
   const country = COUNTRIES.find((c) => c.id === f.country_id);
   const city = findCity(f.country_id as number, f.city_id as number);
   return {
@@ -61,10 +71,7 @@ export function withDefaults(f: Fields): Fields {
     lon: 0,
     language_id: country?.language_id ?? '1',
     time_zone: city?.time_zone ?? country?.time_zone ?? null,
-    opening_time: slots.length ? Math.min(...slots.map((s) => s.startTime)) : null,
-    closing_time: slots.length ? Math.max(...slots.map((s) => s.endTime)) : null,
-    availability_mask: days.reduce((m, d) => m | (1 << d), 0),
-    day_availability: days,
+    ...scheduleFields(times),
     preparation_time: 15,
     order_cleanup_time: 60,
     subscription_type: 1,

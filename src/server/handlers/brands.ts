@@ -1,5 +1,11 @@
 import type { Db } from '../store/db.js';
-import { checkReferences, composeBranch, unknownProviderKeys, withDefaults } from '../domain/branches.js';
+import {
+  checkReferences,
+  composeBranch,
+  scheduleFields,
+  unknownProviderKeys,
+  withDefaults,
+} from '../domain/branches.js';
 import { offsetOf } from '../domain/pagination.js';
 import { PROVIDERS } from '../domain/reference-data.js';
 import { ApiError, invalid, notFound } from '../http/api-error.js';
@@ -234,7 +240,11 @@ export const brandHandlers: HandlersFor<
     const r = branchRow(db, businessId, params.id);
     const { business_id: _ignored, ...given } = body;
     const current = JSON.parse(r.fields) as Record<string, unknown>;
-    const next = { ...current, ...given };
+    // A new schedule re-derives the fields that follow from it, unless they are given too.
+    const derived = given.available_times
+      ? scheduleFields(given.available_times as Parameters<typeof scheduleFields>[0])
+      : {};
+    const next = { ...current, ...derived, ...given };
     // The pair is validated together even when only one half changes.
     const { brands, groups } = referenceSets(db, businessId);
     const bad = checkReferences(

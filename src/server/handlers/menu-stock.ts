@@ -328,7 +328,10 @@ function enable(kind: EnableKind) {
       throw new ApiError(
         'request_invalid',
         `no store menu yet for ${unsynced.map((u) => `brand ${u.brand_id} at branch ${u.branch_id}`).join(', ')}: POST /v1/partner/menus/sync first`,
-        { unsynced },
+        unsynced.map((u) => ({
+          path: ['body', 'branch_ids', body.branch_ids!.indexOf(u.branch_id)],
+          message: `no store menu yet for brand ${u.brand_id} at branch ${u.branch_id} (sync first)`,
+        })),
       );
     }
     return { ids: rows.map((r) => r.id), isEnabled: flag, branch_ids: body.branch_ids ?? null, stores };

@@ -786,7 +786,10 @@ export function publishMenu(db: Db, businessId: number, b: PublishInput, now: nu
     throw new ApiError(
       'request_invalid',
       `branch ${unsynced.join(', ')} has no store menu for brand ${b.brand_id} yet: POST /v1/partner/menus/sync first`,
-      { unsynced_branch_ids: unsynced },
+      unsynced.map((id) => ({
+        path: ['body', 'branch_ids', b.branch_ids!.indexOf(id)],
+        message: `branch ${id} has no store menu for brand ${b.brand_id} yet (sync first)`,
+      })),
     );
   }
   const ready = layers.filter((l): l is { id: number; layer: MenuDef } => l.layer !== null);
@@ -794,7 +797,12 @@ export function publishMenu(db: Db, businessId: number, b: PublishInput, now: nu
     throw new ApiError(
       'request_invalid',
       `no branch has a store menu for brand ${b.brand_id} yet: POST /v1/partner/menus/sync first`,
-      { unsynced_branch_ids: unsynced },
+      [
+        {
+          path: ['body', 'brand_id'],
+          message: `no branch has a store menu for brand ${b.brand_id} yet (sync first)`,
+        },
+      ],
     );
   }
   const version =

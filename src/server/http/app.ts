@@ -3,7 +3,14 @@ import type { z } from 'zod';
 import { ERROR_CATALOGUE } from '../../contract/errors.js';
 import type { OperationSpec } from '../../contract/operation.js';
 import { OPERATION_LIST } from '../../contract/operations.js';
-import { decide, fingerprint, isStorable, validKey } from '../domain/idempotency.js';
+import {
+  decide,
+  fingerprint,
+  isStorable,
+  MAX_BODY_DEPTH,
+  nestsDeeperThan,
+  validKey,
+} from '../domain/idempotency.js';
 import { ApiError, type FieldIssue } from './api-error.js';
 import { CredentialAuth, checkOperator, type AuthedCredential } from './auth.js';
 import type { HandlerTable, PartnerCtx, Services } from './context.js';
@@ -71,9 +78,17 @@ function fromFastifyError(err: { code?: string; statusCode?: number; message: st
         'request body must be sent as Content-Type: application/json',
       );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ApiError('request_invalid', 'Content-Type is application/json but the body is empty');
+      return new ApiError('request_invalid', 'Content-Type is application/json but the body is empty', [
+        { path: ['body'], message: 'empty' },
+      ]);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new ApiError('request_invalid', `malformed JSON body: ${err.message}`);
+      return new ApiError('request_invalid', `malformed JSON body: ${err.message}`, [
+        { path: ['body'], message: `malformed JSON: ${err.message}` },
+      ]);
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('request_invalid', 'the URL is not valid (a bad percent-encoding?)', [
+        { path: ['url'], message: 'not a valid URL' },
+      ]);
     default:
       if (err.statusCode === 400) return new ApiError('request_invalid', err.message);
       if (err.statusCode === 413) return new ApiError('request_too_large');
@@ -94,8 +109,32 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
     bodyLimit: BODY_LIMIT,
     genReqId,
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // Errors raised before routing still answer in the envelope.
+    frameworkErrors: (err, _req, reply) => {
+      const e = fromFastifyError(err as { code?: string; statusCode?: number; message: string });
+      reply.header('x-request-id', reply.request.id);
+      void sendError(reply, e.status, errorJson(e));
+    },
+    // Requests Node's HTTP parser refuses (header block too large, garbage) never reach Fastify.
+    clientErrorHandler: (err, socket) => {
+      if (!socket.writable) return;
+      const code = (err as NodeJS.ErrnoException).code;
+      const tooLarge = code === 'HPE_HEADER_OVERFLOW';
+      const id = genReqId();
+      const body = JSON.stringify({
+        request_id: id,
+        error: tooLarge
+          ? { code: 'request_too_large', message: 'request headers are too large' }
+          : { code: 'request_invalid', message: 'malformed HTTP request' },
+      });
+      socket.end(
+        `HTTP/1.1 ${tooLarge ? '413 Payload Too Large' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nX-Request-Id: ${id}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
   });
+  // Only JSON bodies: Fastify would otherwise parse text/plain into a string (→ 400, not 415).
+  app.removeContentTypeParser('text/plain');
   const idem = new IdempotencyStore(services.db);
   const committed = () =>
     services.group.pending
@@ -134,6 +173,15 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
     if (op.method === 'GET') p.methods.add('HEAD');
     patterns.set(op.path, p);
   }
+  // A static path of one method (PATCH /orders/status) also matches a parameter route of another
+  // (GET /orders/{id}): answer 405 there rather than an "invalid id" 400.
+  const staticMethods = new Map<string, Set<string>>();
+  for (const [path, p] of patterns) if (!path.includes('{')) staticMethods.set(path, p.methods);
+  const wrongMethodOnStatic = (req: FastifyRequest): string[] | undefined => {
+    const methods = staticMethods.get(req.url.split('?')[0]!.replace(/\/$/, ''));
+    return methods && !methods.has(req.method) ? [...methods] : undefined;
+  };
+
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0]!;
     const allowed = new Set<string>();
@@ -219,6 +267,21 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
       url: op.path.replace(/\{(\w+)\}/g, ':$1'),
       onRequest,
       handler: async (req, reply) => {
+        if (op.path.includes('{')) {
+          const allowed = wrongMethodOnStatic(req);
+          if (allowed) {
+            reply.header('allow', allowed.join(', '));
+            throw new ApiError(
+              'request_method_not_allowed',
+              `${req.method} is not allowed on ${req.url.split('?')[0]}; use ${allowed.join(', ')}`,
+            );
+          }
+        }
+        if (nestsDeeperThan(req.body, MAX_BODY_DEPTH)) {
+          throw new ApiError('request_invalid', `body nests deeper than ${MAX_BODY_DEPTH} levels`, [
+            { path: ['body'], message: `nested deeper than ${MAX_BODY_DEPTH} levels` },
+          ]);
+        }
         const bad: FieldIssue[] = [];
         const input = {
           params: parsePart(op.params, req.params, 'params', bad),

@@ -39,7 +39,9 @@ const MAX_CACHE = 10_000;
  */
 export class CredentialAuth {
   private readonly cache = new Map<string, CacheEntry>();
-  private readonly pending = new Map<string, Promise<CacheEntry | undefined>>();
+  private readonly pending = new Map<string, { gen: number; result: Promise<CacheEntry | undefined> }>();
+  /** Bumped by every operator change to a credential key. */
+  private readonly generations = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -65,12 +67,26 @@ export class CredentialAuth {
       entry = undefined;
     }
     if (!entry) {
-      let p = this.pending.get(id);
-      if (!p) {
-        p = this.verify(parsed.key, parsed.secret).finally(() => this.pending.delete(id));
-        this.pending.set(id, p);
+      // A verification reads the row, then hashes for tens of ms. If the operator changes the
+      // credential meanwhile (generation bumped), that result is stale: verify again, and never
+      // cache a result older than the latest change.
+      for (let tries = 0; ; tries++) {
+        const gen = this.generation(parsed.key);
+        let p = this.pending.get(id);
+        if (!p || p.gen !== gen) {
+          const fresh = this.verify(parsed.key, parsed.secret);
+          p = { gen, result: fresh };
+          this.pending.set(id, p);
+          const mine = p;
+          void fresh.finally(() => {
+            if (this.pending.get(id) === mine) this.pending.delete(id);
+          });
+        }
+        entry = await p.result;
+        if (this.generation(parsed.key) === gen) break;
+        if (tries >= 3)
+          throw new ApiError('auth_invalid_credential', 'credential changed during verification; retry');
       }
-      entry = await p;
       if (!entry) throw new ApiError('auth_invalid_credential');
       if (this.cache.size >= MAX_CACHE) this.cache.clear();
       this.cache.set(id, entry);
@@ -100,8 +116,13 @@ export class CredentialAuth {
     return undefined;
   }
 
-  /** Forget every cached verification of this credential key. */
+  private generation(key: string): number {
+    return this.generations.get(key) ?? 0;
+  }
+
+  /** Forget every cached verification of this credential key, and any still under way. */
   invalidate(key: string): void {
+    this.generations.set(key, this.generation(key) + 1);
     for (const [id, e] of this.cache) if (e.cred.key === key) this.cache.delete(id);
   }
 

@@ -1,3 +1,4 @@
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from './migrations.js';
 
@@ -9,6 +10,10 @@ export interface OpenOptions {
 }
 
 export function openDb(file: string, opts: OpenOptions = {}): Db {
+  // Secret hashes, sealed signing keys and customers' phone numbers live here: owner-only. SQLite
+  // gives the -wal and -shm files the main file's mode.
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${opts.durability === 'full' ? 'FULL' : 'NORMAL'}`);
