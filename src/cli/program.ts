@@ -9,6 +9,7 @@ import { group, registerOperations } from './commands/register.js';
 import { registerWebhookTools } from './commands/webhooks.js';
 import { type Ctx, makeCtx } from './context.js';
 import { EXIT, UsageError } from './errors.js';
+import { registerMenuPush } from './flows/menu-push/register.js';
 import type { Io } from './io.js';
 
 export { processIo } from './io.js';
@@ -128,6 +129,7 @@ export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?:
     for (const g of groups) group(program, [g]);
     registerOperations(program, manifest, action, (op) => op.cli?.command[0] === first);
   } else registerOperations(program, manifest, action);
+  registerMenuPush(program, action);
   registerWebhookTools(program, action);
   registerListen(program, action);
   registerApi(program, action);

@@ -1,0 +1,366 @@
+import { randomUUID } from 'node:crypto';
+import { isAbsolute, resolve } from 'node:path';
+import { ApiError } from '../../../client/errors.js';
+import type { Ctx } from '../../context.js';
+import { EXIT, Exit, UsageError } from '../../errors.js';
+import { canPrompt, type Io } from '../../io.js';
+import { type LoadedMenu, loadMenuFile, MenuFileError, type FileProblem } from './load.js';
+import { type BusinessTree, type Current, currentOf, type Desired, desiredOf, matchKeys } from './model.js';
+import { type Plan, plan as makePlan } from './plan.js';
+import { barProgress, lineProgress, type Progress } from './progress.js';
+import { planLines, planSummary, planView, summaryLines, summaryView } from './render.js';
+import { execute, PushStopped } from './run.js';
+import { formatPath } from './schema.js';
+import { defaultStatePath, ENTITY_KINDS, StateFile, type TargetState } from './state.js';
+
+// `partner menu push FILE` and `partner menu diff FILE` (DESIGN §9–10, docs/menu-push.md).
+
+export interface PushFlags {
+  brand?: unknown;
+  branch?: unknown;
+  dryRun?: unknown;
+  yes?: unknown;
+  state?: unknown;
+  concurrency?: unknown;
+  republish?: unknown;
+  exitCode?: unknown;
+}
+
+function positiveInt(flag: string, v: string): number {
+  if (!/^\d+$/.test(v.trim()) || Number(v) < 1)
+    throw new UsageError(`${flag} expects a positive integer id, got "${v}"`);
+  return Number(v);
+}
+
+function branchesOf(v: unknown): number[] | undefined {
+  const list = (Array.isArray(v) ? v : v === undefined ? [] : [v]).flatMap((x) => String(x).split(','));
+  const ids = list.filter((x) => x.trim() !== '').map((x) => positiveInt('--branch', x));
+  return ids.length ? [...new Set(ids)] : undefined;
+}
+
+function writeProblems(io: Io, err: MenuFileError, outcome = 'nothing was sent'): never {
+  for (const l of err.lines()) io.stderr.write(`${l}\n`);
+  throw new UsageError(
+    `${err.file}: ${err.problems.length} problem${err.problems.length === 1 ? '' : 's'} in the menu file; ${outcome}`,
+  );
+}
+
+/** Provider and price-group ids used as map keys must exist: checked before anything is written. */
+async function checkMapKeys(
+  client: Awaited<ReturnType<Ctx['partner']>>['client'],
+  loaded: LoadedMenu,
+  desired: Desired,
+): Promise<FileProblem[]> {
+  const problems: FileProblem[] = [];
+  const uses: {
+    path: (string | number)[];
+    field: 'prices' | 'visibilities' | 'groupPrices';
+    keys: string[];
+  }[] = [];
+  for (const it of [...desired.items, ...desired.modifiers]) {
+    uses.push({ path: it.path, field: 'prices', keys: Object.keys(it.prices) });
+    if (it.visibilities)
+      uses.push({ path: it.path, field: 'visibilities', keys: Object.keys(it.visibilities) });
+    if (it.groupPrices) uses.push({ path: it.path, field: 'groupPrices', keys: Object.keys(it.groupPrices) });
+  }
+  for (const s of desired.sections)
+    if (s.visibilities) uses.push({ path: s.path, field: 'visibilities', keys: Object.keys(s.visibilities) });
+  const known = async (op: string): Promise<Set<string> | undefined> => {
+    try {
+      const list = (await client.call(op)) as { id: number }[];
+      return new Set(list.map((x) => String(x.id)));
+    } catch (err) {
+      // A credential without brands:read cannot list them: the server still checks on write.
+      if ((err as ApiError).name === 'ApiError' && (err as ApiError).isAuth) return undefined;
+      throw err;
+    }
+  };
+  const providers = await known('listProviders');
+  const groups = uses.some((u) => u.field === 'groupPrices') ? await known('listPriceGroups') : undefined;
+  for (const u of uses) {
+    const set = u.field === 'groupPrices' ? groups : providers;
+    if (!set) continue;
+    for (const k of u.keys) {
+      if (set.has(k)) continue;
+      const path = [...u.path, u.field, k];
+      const what = u.field === 'groupPrices' ? 'price group' : 'provider';
+      problems.push({
+        line: loaded.lineOf(path),
+        path: formatPath(path),
+        message: `no ${what} ${k} in your business (known: ${[...set].join(', ') || 'none'})`,
+      });
+    }
+  }
+  return problems.sort((a, b) => a.line - b.line);
+}
+
+interface Prepared {
+  loaded: LoadedMenu;
+  client: Awaited<ReturnType<Ctx['partner']>>['client'];
+  state: StateFile;
+  target: TargetState;
+  current: Current;
+  plan: Plan;
+  ids: ReturnType<typeof matchKeys>['ids'];
+}
+
+async function prepare(
+  ctx: Ctx,
+  file: string | undefined,
+  flags: PushFlags,
+  forPush: boolean,
+): Promise<Prepared> {
+  if (!file) throw new UsageError('missing FILE (the menu file, YAML or JSON)');
+  const explicitBrand = flags.brand === undefined ? undefined : positiveInt('--brand', String(flags.brand));
+  const branch_ids = forPush ? branchesOf(flags.branch) : undefined;
+  // 1. The whole file, before any request.
+  let loaded: LoadedMenu;
+  try {
+    loaded = await loadMenuFile(file, ctx.io.cwd);
+  } catch (err) {
+    if (err instanceof MenuFileError) writeProblems(ctx.io, err);
+    throw err;
+  }
+  const desired = desiredOf(loaded.menu);
+  const statePath =
+    typeof flags.state === 'string'
+      ? isAbsolute(flags.state)
+        ? flags.state
+        : resolve(ctx.io.cwd, flags.state)
+      : defaultStatePath(loaded.path);
+  const state = StateFile.open(statePath);
+
+  const { client, target } = await ctx.partner();
+  const brand_id = explicitBrand ?? target.profile?.default_brand_id;
+  if (brand_id === undefined)
+    throw new UsageError('missing --brand ID (the brand to push to; `partner brands list` shows them)');
+
+  // 2. What exists: the business-level tree (what the next sync would replay), with ids.
+  const tree = (await ctx.spin('Reading the business menu…', () =>
+    client.call('getMenu', { query: {} }),
+  )) as BusinessTree;
+  const brandTree = tree.brands?.find((b) => b.brand_id === brand_id);
+  if (!brandTree) {
+    throw new ApiError({
+      code: 'resource_not_found',
+      status: 404,
+      message: `brand ${brand_id} not found in business ${tree.business_id} (\`partner brands list\` shows yours)`,
+    });
+  }
+  const problems = await checkMapKeys(client, loaded, desired);
+  if (problems.length)
+    writeProblems(ctx.io, new MenuFileError(loaded.display, problems), 'nothing was written');
+
+  const t = state.target(client.baseUrl, tree.business_id, brand_id);
+  const current = currentOf(brandTree);
+  const matching = matchKeys(desired, current, t);
+  const plan = makePlan({
+    desired,
+    current,
+    matching,
+    state: t,
+    brand_id,
+    branch_ids,
+    republish: flags.republish === true,
+  });
+  return { loaded, client, state, target: t, current, plan, ids: matching.ids };
+}
+
+/** Puts the ids the planner matched into the state (a cache; written only by a real push). */
+function recordMatches(p: Prepared): boolean {
+  let changed = false;
+  for (const kind of ENTITY_KINDS) {
+    for (const [key, id] of p.ids[kind]) {
+      if (p.target.ids[kind][key] !== id) {
+        p.target.ids[kind][key] = id;
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
+/**
+ * The item of the brand that holds `sku`: found in a fresh read of the tree, or (for an item the
+ * tree does not show, e.g. a modifier of a group no item offers) named by the refusal's details,
+ * provided the tree knows that id.
+ */
+async function holderOf(p: Prepared, sku: string, refusal: unknown): Promise<number | undefined> {
+  const tree = (await p.client.call('getMenu', { query: {} })) as BusinessTree;
+  const brand = tree.brands?.find((b) => b.brand_id === p.plan.brand_id);
+  if (!brand) return undefined;
+  const items = currentOf(brand).items;
+  for (const it of items.values()) if (it.fields.partner_item_id === sku) return it.id;
+  const details = (refusal as { details?: unknown }).details;
+  for (const d of Array.isArray(details) ? details : []) {
+    const m = /\bitem (\d+)\b/.exec(String((d as { message?: unknown })?.message ?? ''));
+    const id = m ? Number(m[1]) : undefined;
+    if (id !== undefined && items.has(id) && items.get(id)!.fields.partner_item_id === undefined) return id;
+  }
+  return undefined;
+}
+
+function stopSignal(io: Io, onStop: () => void): { stopped: () => boolean; dispose: () => void } {
+  let stopped = false;
+  const on = () => {
+    if (stopped) return;
+    stopped = true;
+    onStop();
+  };
+  if (io.untilStopped) {
+    io.untilStopped().then(on, () => undefined);
+    return { stopped: () => stopped, dispose: () => undefined };
+  }
+  process.once('SIGINT', on);
+  process.once('SIGTERM', on);
+  return {
+    stopped: () => stopped,
+    dispose: () => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+    },
+  };
+}
+
+function print(out: { write(s: string): unknown }, lines: string[]): void {
+  if (lines.length) out.write(`${lines.join('\n')}\n`);
+}
+
+export async function runMenuDiff(ctx: Ctx, args: string[], flags: PushFlags): Promise<number> {
+  const p = await prepare(ctx, args[0], flags, false);
+  const { plan, loaded } = p;
+  const authoring = plan.steps.filter((s) => s.action !== 'sync' && s.action !== 'publish');
+  if (ctx.json) ctx.io.stdout.write(`${JSON.stringify(planView(plan, loaded.display), null, 2)}\n`);
+  else if (plan.steps.length === 0) {
+    ctx.io.stdout.write(`No changes: brand ${plan.brand_id} matches ${loaded.display}.\n`);
+  } else {
+    print(ctx.io.stdout, [
+      `${loaded.display} → brand ${plan.brand_id} "${p.current.title}": ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'}`,
+      ...planLines(plan, { color: ctx.color }),
+      planSummary(plan),
+    ]);
+  }
+  return flags.exitCode === true && authoring.length + (plan.publish === 'resume' ? 1 : 0) > 0
+    ? EXIT.other
+    : EXIT.ok;
+}
+
+export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): Promise<number> {
+  const concurrency = flags.concurrency === undefined ? 4 : Number(flags.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16)
+    throw new UsageError(`--concurrency expects 1–16, got "${flags.concurrency}"`);
+  const p = await prepare(ctx, args[0], flags, true);
+  const { plan, loaded, state, target } = p;
+  const io = ctx.io;
+
+  if (flags.dryRun === true) {
+    if (ctx.json)
+      io.stdout.write(`${JSON.stringify({ ...planView(plan, loaded.display), dry_run: true }, null, 2)}\n`);
+    else if (plan.steps.length === 0)
+      io.stdout.write(`Dry run: nothing to do, brand ${plan.brand_id} matches ${loaded.display}.\n`);
+    else
+      print(io.stdout, [
+        `Dry run: ${loaded.display} → brand ${plan.brand_id} "${p.current.title}" would take ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'} (nothing is written):`,
+        ...planLines(plan, { color: ctx.color }),
+        planSummary(plan),
+      ]);
+    return EXIT.ok;
+  }
+
+  if (plan.steps.length === 0) {
+    if (recordMatches(p)) state.save();
+    if (ctx.json) {
+      io.stdout.write(
+        `${JSON.stringify({ ...summaryView({ file: loaded.display, plan, result: { done: 0, replayed: 0 }, ms: 0, stateFile: state.path }) }, null, 2)}\n`,
+      );
+    } else
+      io.stdout.write(`Up to date: brand ${plan.brand_id} matches ${loaded.display}; nothing to push.\n`);
+    return EXIT.ok;
+  }
+
+  if (flags.yes !== true) {
+    if (canPrompt(io)) {
+      // With --json, stdout carries only the summary object.
+      print(ctx.json ? io.stderr : io.stdout, [
+        `${loaded.display} → brand ${plan.brand_id} "${p.current.title}": ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'}`,
+        ...planLines(plan, { color: ctx.color, limit: 40 }),
+        planSummary(plan),
+      ]);
+      const ok = await io.prompter.confirm({
+        message: `Push to brand ${plan.brand_id}${plan.publish !== 'none' ? ' and publish' : ''}?`,
+        default: false,
+      });
+      if (!ok) {
+        io.stderr.write('Cancelled.\n');
+        return EXIT.other;
+      }
+    } else if (plan.unlinks > 0) {
+      throw new UsageError(
+        `the push removes ${plan.unlinks} link${plan.unlinks === 1 ? '' : 's'} the file no longer has (see \`partner menu diff\`); pass --yes to confirm (no terminal to ask on)`,
+      );
+    }
+  }
+
+  // From here on the push writes: the run record seeds its Idempotency-Keys and survives a crash.
+  recordMatches(p);
+  target.run ??= { id: randomUUID(), started_at: new Date(io.clock.now()).toISOString(), writes: 0 };
+  const run = target.run;
+  state.save();
+
+  const progress: Progress | undefined = io.stderrIsTTY
+    ? barProgress(io.stderr, io.clock, ctx.colorErr)
+    : ctx.json
+      ? undefined
+      : lineProgress(io.stderr);
+  const signal = stopSignal(io, () => {
+    progress?.end();
+    io.stderr.write('Stopping after the requests in flight… (again to quit at once)\n');
+  });
+  const started = io.clock.now();
+  const wall = performance.now();
+  try {
+    const result = await execute({
+      client: p.client,
+      plan,
+      ids: p.ids,
+      target: target as TargetState & { run: typeof run },
+      save: () => state.save(),
+      clock: io.clock,
+      concurrency,
+      shouldStop: signal.stopped,
+      adoptSku: (sku, refusal) => holderOf(p, sku, refusal),
+      ...(progress ? { onStep: (e) => progress.event(e) } : {}),
+    });
+    progress?.end();
+    delete target.run;
+    target.last_push = {
+      at: new Date(started).toISOString(),
+      file: loaded.path,
+      version: result.publish?.version ?? null,
+    };
+    state.save();
+    const summary = {
+      file: loaded.display,
+      plan,
+      result,
+      ms: performance.now() - wall,
+      stateFile: state.path,
+    };
+    if (ctx.json) io.stdout.write(`${JSON.stringify(summaryView(summary), null, 2)}\n`);
+    else print(io.stdout, summaryLines(summary));
+    return EXIT.ok;
+  } catch (err) {
+    progress?.end();
+    if (!(err instanceof PushStopped)) throw err;
+    const where = `${err.done} of ${err.total} steps`;
+    const resume = `What was done is saved in ${state.path}; run the same command again to resume.`;
+    if (err.reason === 'interrupted') {
+      io.stderr.write(`Interrupted after ${where}. ${resume}\n`);
+      throw new Exit(130);
+    }
+    io.stderr.write(`Push stopped after ${where}, at: ${err.step?.text}. ${resume}\n`);
+    throw err.cause;
+  } finally {
+    signal.dispose();
+  }
+}

@@ -1,0 +1,255 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { MenuFileError, parseMenuText } from '../../src/cli/flows/menu-push/load.js';
+import { currentOf, desiredOf, matchKeys } from '../../src/cli/flows/menu-push/model.js';
+import { plan, reconcileOrder } from '../../src/cli/flows/menu-push/plan.js';
+import { idempotencyKey } from '../../src/cli/flows/menu-push/run.js';
+import { menuFileJsonSchema } from '../../src/cli/flows/menu-push/schema.js';
+import { emptyTarget } from '../../src/cli/flows/menu-push/state.js';
+import { runCli, tempDir } from './run-cli.js';
+
+// The menu file of `partner menu push` without a server: validation with file:line, the
+// published JSON Schema, and the planner's pure parts.
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const SAMPLE = readFileSync(join(root, 'docs/examples/menu.sample.yaml'), 'utf8');
+
+function problems(text: string, file = 'menu.yaml'): string[] {
+  try {
+    parseMenuText(text, file);
+  } catch (err) {
+    if (err instanceof MenuFileError) return err.lines();
+    throw err;
+  }
+  return [];
+}
+
+describe('menu file validation', () => {
+  it('the sample (docs/examples) and the shared fixture are valid', () => {
+    expect(problems(SAMPLE)).toEqual([]);
+    expect(problems(readFileSync('/work/shared/fixtures/menu.sample.yaml', 'utf8'))).toEqual([]);
+  });
+
+  it('a bare number as a price is reported with the file, line and path', () => {
+    const lines = SAMPLE.split('\n');
+    const at = lines.findIndex((l) => l.includes('SKU-MA'));
+    lines[at] = lines[at]!.replace('"28000.00"', '28000');
+    const out = problems(lines.join('\n'));
+    expect(out).toEqual([
+      `menu.yaml:${at + 1}: sections[0].categories[1].items[1].prices."1": must be a decimal string such as "45000.00" (quote it: a bare number is not accepted)`,
+    ]);
+  });
+
+  it('reports every problem at once, each at its own line, sorted', () => {
+    const text = [
+      'modifierGroups:', //                                              1
+      '  - key: extras', //                                              2
+      '    title: Extras', //                                            3
+      '    min: 3', //                                                   4
+      '    max: 2', //                                                   5
+      '    modifiers:', //                                               6
+      '      - {key: bacon, title: Bacon, partner_item_id: SKU-B, prices: {"1": "8000.00"}}',
+      'sections:', //                                                    8
+      '  - key: mains', //                                               9
+      '    titel: Mains', //                                            10
+      '    categories:', //                                             11
+      '      - key: burgers', //                                        12
+      '        title: Burgers', //                                      13
+      '        items:', //                                              14
+      '          - key: cb', //                                         15
+      '            title: Cheeseburger', //                             16
+      '            partner_item_id: SKU-B', //                          17
+      '            prices: {"1": "4,50"}', //                           18
+      '            modifierGroups: [extras, sauces]', //                19
+    ].join('\n');
+    expect(problems(text)).toEqual([
+      'menu.yaml:4: modifierGroups[0].min: min (3) must not exceed max (2)',
+      'menu.yaml:4: modifierGroups[0].min: min (3) is more than the 1 modifiers of the group',
+      'menu.yaml:9: sections[0].title: is required',
+      'menu.yaml:10: sections[0]: unknown field "titel"',
+      'menu.yaml:17: sections[0].categories[0].items[0].partner_item_id: partner_item_id "SKU-B" is already used at modifierGroups[0].modifiers[0].partner_item_id',
+      'menu.yaml:18: sections[0].categories[0].items[0].prices."1": must be a non-negative decimal string such as "45000.00"',
+      'menu.yaml:19: sections[0].categories[0].items[0].modifierGroups[1]: no modifier group "sauces" in modifierGroups (known: extras)',
+    ]);
+  });
+
+  it('JSON files get line numbers too', () => {
+    const json = JSON.stringify(
+      {
+        sections: [
+          { key: 'a', title: 'A', categories: [{ key: 'c', title: 'C', items: [{ key: 'i', title: 'I' }] }] },
+        ],
+      },
+      null,
+      2,
+    );
+    const line = json.split('\n').findIndex((l) => l.includes('"key": "i"')) + 1;
+    expect(problems(json, 'menu.json')).toEqual([
+      `menu.json:${line - 1}: sections[0].categories[0].items[0].partner_item_id: is required`,
+      `menu.json:${line - 1}: sections[0].categories[0].items[0].prices: is required`,
+    ]);
+  });
+
+  it('syntax errors and duplicate keys come with a line', () => {
+    expect(problems('sections:\n  - key: a\n    key: b\n    title: A\n')[0]).toMatch(
+      /^menu\.yaml:3: Map keys must be unique/,
+    );
+    expect(problems('sections: [\n')[0]).toMatch(/^menu\.yaml:\d+: /);
+    expect(problems('')).toEqual(['menu.yaml:1: the file is empty']);
+  });
+
+  it('duplicate keys of a kind, and bad availableTimes, are found', () => {
+    const text = `sections:
+  - key: s
+    title: S
+    availableTimes: {"0": {slots: [{startTime: 900, endTime: 2575}]}}
+  - key: s
+    title: T
+`;
+    const out = problems(text);
+    expect(out).toContain('menu.yaml:5: sections[1].key: section key "s" is already used at sections[0].key');
+    expect(out.some((l) => /^menu\.yaml:4: sections\[0\]\.availableTimes/.test(l))).toBe(true);
+  });
+});
+
+describe('JSON Schema of the file', () => {
+  it('docs/menu-file.schema.json is the one generated from the zod schema', () => {
+    const committed = JSON.parse(readFileSync(join(root, 'docs/menu-file.schema.json'), 'utf8'));
+    const generated = menuFileJsonSchema();
+    if (process.env.UPDATE_MENU_SCHEMA === '1') {
+      writeFileSync(join(root, 'docs/menu-file.schema.json'), `${JSON.stringify(generated, null, 2)}\n`);
+    }
+    expect(committed).toEqual(generated);
+  });
+
+  it('`partner menu schema` prints it', async () => {
+    const r = await runCli(['menu', 'schema'], { configDir: tempDir() });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(menuFileJsonSchema());
+  });
+
+  it('describes the pinned shape: keys, prices as decimal strings, modifier groups by key', () => {
+    const s = menuFileJsonSchema() as { required: string[]; properties: Record<string, unknown> };
+    expect(s.required).toEqual(['sections']);
+    const text = JSON.stringify(s);
+    expect(text).toContain('"additionalProperties":false');
+    expect(text).toContain('^\\\\d+(\\\\.\\\\d+)?$');
+  });
+});
+
+describe('planner', () => {
+  it('reconcileOrder: keeps a matching prefix, unlinks extras and the out-of-order tail', () => {
+    expect(reconcileOrder([], ['a', 'b'])).toEqual({ remove: [], add: ['a', 'b'] });
+    expect(reconcileOrder(['a', 'b'], ['a', 'b'])).toEqual({ remove: [], add: [] });
+    expect(reconcileOrder(['a'], ['a', 'b'])).toEqual({ remove: [], add: ['b'] });
+    expect(reconcileOrder(['a', 7, 'b'], ['a', 'b'])).toEqual({ remove: [7], add: [] });
+    expect(reconcileOrder(['a', 'c'], ['a', 'b', 'c'])).toEqual({ remove: ['c'], add: ['b', 'c'] });
+    expect(reconcileOrder(['b', 'a'], ['a', 'b'])).toEqual({ remove: ['b'], add: ['b'] });
+    expect(reconcileOrder(['c', 'a', 'b'], ['a', 'b', 'c'])).toEqual({ remove: ['c'], add: ['c'] });
+    expect(reconcileOrder(['b', 'c', 'a'], ['a', 'b', 'c'])).toEqual({ remove: ['b', 'c'], add: ['b', 'c'] });
+    expect(reconcileOrder(['x', 'a'], ['a'])).toEqual({ remove: ['x'], add: [] });
+  });
+
+  const empty = {
+    brand_id: 9,
+    title: 'B',
+    sections: [],
+    unlinked: { categories: [], items: [], modifierGroups: [] },
+  };
+  const planFor = (text: string, state = emptyTarget('http://x', 1, 9)) => {
+    const desired = desiredOf(parseMenuText(text, 'm.yaml').menu);
+    const current = currentOf(empty);
+    return plan({ desired, current, matching: matchKeys(desired, current, state), state, brand_id: 9 });
+  };
+
+  it('plans the sample in the spec order, groups linked in rounds that keep each item order', () => {
+    const p = planFor(SAMPLE);
+    const ops = p.steps.map((s) => s.op).filter((op, i, all) => op !== all[i - 1]);
+    expect(ops).toEqual([
+      'createSection',
+      'createCategory',
+      'linkCategoryToSection',
+      'createItem',
+      'linkCategoriesToItem',
+      'createModifierGroup',
+      'createItem',
+      'linkModifiersToGroup',
+      'linkModifierGroupToItem',
+      'syncMenuToStores',
+      'publishMenu',
+    ]);
+    expect(p.steps.map((s) => s.stage)).toEqual([...p.steps.map((s) => s.stage)].sort((a, b) => a - b));
+    const offers = p.steps.filter((s) => s.op === 'linkModifierGroupToItem').map((s) => s.text);
+    expect(offers).toEqual([
+      'offer modifier group spice on items nasi-goreng, nasi-ayam, mie-goreng',
+      'offer modifier group toppings on items nasi-uduk, mie-ayam',
+      'offer modifier group toppings on items nasi-goreng, mie-goreng',
+    ]);
+    expect(p.created).toEqual({ sections: 2, categories: 4, items: 8, modifiers: 6, modifier_groups: 2 });
+  });
+
+  it('Idempotency-Keys are stable for the same run and step, and differ across runs and bodies', () => {
+    const p = planFor(SAMPLE);
+    const step = p.steps.find((s) => s.op === 'createItem')!;
+    const t = { ...emptyTarget('http://x', 1, 9), run: { id: 'run-1', started_at: '', writes: 0 } };
+    const built = step.build(() => 1);
+    const k1 = idempotencyKey(t, step, built);
+    expect(
+      idempotencyKey(
+        t,
+        step,
+        step.build(() => 1),
+      ),
+    ).toBe(k1);
+    expect(k1.length).toBeLessThanOrEqual(64);
+    expect(idempotencyKey({ ...t, run: { ...t.run, id: 'run-2' } }, step, built)).not.toBe(k1);
+    expect(idempotencyKey(t, step, { ...built, body: { ...built.body, title: 'Other' } })).not.toBe(k1);
+    // Sync and publish also change with the writes made before them in the run.
+    const sync = p.steps.find((s) => s.action === 'sync')!;
+    const s1 = idempotencyKey(
+      t,
+      sync,
+      sync.build(() => 1),
+    );
+    expect(
+      idempotencyKey(
+        { ...t, run: { ...t.run, writes: 3 } },
+        sync,
+        sync.build(() => 1),
+      ),
+    ).not.toBe(s1);
+  });
+});
+
+describe('progress', () => {
+  it('on a terminal: one redrawn line with done/total, rate, ETA and the current step', async () => {
+    const { barProgress, lineProgress } = await import('../../src/cli/flows/menu-push/progress.js');
+    let now = 1_000_000;
+    let out = '';
+    const bar = barProgress(
+      { write: (s: string) => (out += s), columns: 100 },
+      { now: () => now, sleep: async () => {} },
+      false,
+    );
+    const step = { text: 'create item nasi-goreng "Nasi goreng"' } as never;
+    for (let i = 1; i <= 20; i++) {
+      now += 100;
+      bar.event({ step, done: i - 1, total: 40, kind: 'start' });
+      bar.event({ step, done: i, total: 40, kind: 'done', id: i });
+    }
+    const last = out.slice(out.lastIndexOf('\r'));
+    expect(last).toMatch(
+      /^\r\u001b\[2K█{12}░{12} 20\/40 · 10\.0\/s · ETA 0:02 create item nasi-goreng "Nasi goreng"$/,
+    );
+    expect(out).not.toContain('\n');
+    bar.end();
+    expect(out.endsWith('\r\u001b[2K')).toBe(true);
+
+    let lines = '';
+    const plain = lineProgress({ write: (s: string) => (lines += s) });
+    plain.event({ step, done: 3, total: 40, kind: 'done', id: 7, replayed: true });
+    expect(lines).toBe('[ 3/40] create item nasi-goreng "Nasi goreng" → 7 (replayed)\n');
+  });
+});
