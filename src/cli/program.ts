@@ -8,6 +8,9 @@ import { registerProfiles } from './commands/profiles.js';
 import { group, registerOperations } from './commands/register.js';
 import { registerWebhookTools } from './commands/webhooks.js';
 import { type Ctx, makeCtx } from './context.js';
+import { registerBootstrap } from './flows/bootstrap-command.js';
+import { registerDemo } from './flows/demo-command.js';
+import { registerOrdersWatch } from './flows/orders-watch-command.js';
 import { EXIT, UsageError } from './errors.js';
 import { registerMenuPush } from './flows/menu-push/register.js';
 import type { Io } from './io.js';
@@ -130,6 +133,10 @@ export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?:
     registerOperations(program, manifest, action, (op) => op.cli?.command[0] === first);
   } else registerOperations(program, manifest, action);
   registerMenuPush(program, action);
+  // Into the `orders` group the operations above created (or the bare group, for other words).
+  registerOrdersWatch(program, action);
+  registerBootstrap(program, action);
+  registerDemo(program, action);
   registerWebhookTools(program, action);
   registerListen(program, action);
   registerApi(program, action);

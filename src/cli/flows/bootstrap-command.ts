@@ -1,0 +1,26 @@
+import type { Command } from 'commander';
+import type { Action } from '../commands/action.js';
+
+// `partner bootstrap`: the spec's bootstrap sequence as a guided flow (src/cli/flows/bootstrap.ts).
+
+export function registerBootstrap(root: Command, action: Action): void {
+  const cmd = root
+    .command('bootstrap')
+    .summary('Check the credential and show the business, brands, branches, providers and statuses')
+    .description(
+      'The bootstrap sequence of the spec as a guided flow: checks which scopes the credential lacks, then shows\n' +
+        'the business, its brands, branches (with opening hours), providers and the order-status dictionary.\n' +
+        'On a terminal it offers to save a default brand and branch on the profile; --brand/--branch save them\n' +
+        'without asking. --json prints everything found as one object.',
+    )
+    .option('--brand <id>', 'save this brand as the default of the profile')
+    .option('--branch <id>', 'save this branch as the default of the profile');
+  cmd.addHelpText(
+    'after',
+    '\nExamples:\n  $ partner bootstrap\n  $ partner bootstrap --brand 1 --branch 2\n  $ partner bootstrap --json | jq .scopes.missing\n',
+  );
+  action(cmd, async (ctx, _args, opts) => {
+    const { runBootstrap } = await import('./bootstrap.js');
+    return runBootstrap(ctx, opts);
+  });
+}

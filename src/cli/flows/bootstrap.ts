@@ -1,0 +1,470 @@
+import { Chalk, type ChalkInstance } from 'chalk';
+import type { PartnerClient } from '../../client/client.js';
+import type { Ctx } from '../context.js';
+import { UsageError } from '../errors.js';
+import { canPrompt } from '../io.js';
+import type { Profile } from '../profile-file.js';
+
+// `partner bootstrap` (docs/flows.md): the spec's bootstrap sequence — brands, branches,
+// providers, the order-status dictionary — plus a check of which scopes the credential lacks,
+// shown for a person or as one JSON object, and an offer to save a default brand and branch
+// on the profile.
+
+type Rec = Record<string, unknown>;
+
+export interface ScopeCheck {
+  scope: string;
+  /** The operation that was called to find out. */
+  operation: string;
+  /** true: held (the call got past the scope check); false: 403 auth_forbidden; null: could not tell. */
+  held: boolean | null;
+  /** The error code when the call failed. */
+  code?: string;
+  note?: string;
+}
+
+export interface BootstrapFound {
+  profile: string | null;
+  base_url: string;
+  key: string;
+  scopes: { checked: ScopeCheck[]; missing: string[]; unknown: string[] };
+  business: Rec | null;
+  brands: Rec[];
+  branches: (Rec & { opening_hours: string | null })[];
+  providers: Rec[];
+  statuses: Rec[];
+  /** Reads that failed, by section (`"auth_forbidden: credential is not scoped for …"`). */
+  errors: Record<string, string>;
+  defaults: { brand_id?: number; branch_id?: number };
+}
+
+// ─── Opening hours ───────────────────────────────────────────────────────────────────────────
+
+const DAY = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+/** Monday first, as people read a week. */
+const WEEK = [1, 2, 3, 4, 5, 6, 0];
+
+function hhmm(v: unknown): string {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) return '?';
+  return `${String(Math.floor(n / 100)).padStart(2, '0')}:${String(n % 100).padStart(2, '0')}`;
+}
+
+/** Runs of consecutive days (in WEEK order) as `Mon–Fri, Sun`. */
+function dayRuns(days: number[]): string {
+  const idx = days.map((d) => WEEK.indexOf(d)).sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < idx.length; ) {
+    let j = i;
+    while (j + 1 < idx.length && idx[j + 1] === idx[j]! + 1) j++;
+    const a = DAY[WEEK[idx[i]!]!]!;
+    const b = DAY[WEEK[idx[j]!]!]!;
+    parts.push(i === j ? a : `${a}–${b}`);
+    i = j + 1;
+  }
+  return parts.join(', ');
+}
+
+/**
+ * `available_times` (spec §2.6, `startTime`/`endTime` or `start_time`/`end_time`) in words:
+ * `Mon–Fri 07:00–22:00, Sat–Sun 08:00–23:00; closed Wed`. Days with the same slots are grouped,
+ * split shifts read `10:00–15:00 & 17:00–22:00`, a day that is `disabled` (or has no slot) is
+ * closed. Null when there is no schedule.
+ */
+export function formatOpeningHours(times: unknown): string | null {
+  if (!times || typeof times !== 'object' || Array.isArray(times)) return null;
+  const byKey = new Map<string, number[]>();
+  const closed: number[] = [];
+  for (const d of WEEK) {
+    const day = (times as Rec)[String(d)] as { disabled?: unknown; slots?: unknown } | undefined;
+    const slots = Array.isArray(day?.slots) ? (day.slots as Rec[]) : [];
+    if (!day || day.disabled === true || slots.length === 0) {
+      closed.push(d);
+      continue;
+    }
+    const key = slots
+      .map((s) => {
+        const start = s.startTime ?? s.start_time;
+        const end = s.endTime ?? s.end_time;
+        return Number(start) === 0 && Number(end) === 2359 ? '24 h' : `${hhmm(start)}–${hhmm(end)}`;
+      })
+      .join(' & ');
+    byKey.set(key, [...(byKey.get(key) ?? []), d]);
+  }
+  if (byKey.size === 0) return 'closed every day';
+  const groups = [...byKey].map(([key, days]) =>
+    days.length === 7 ? `daily ${key}` : `${dayRuns(days)} ${key}`,
+  );
+  return `${groups.join(', ')}${closed.length ? `; closed ${dayRuns(closed)}` : ''}`;
+}
+
+// ─── Collecting ──────────────────────────────────────────────────────────────────────────────
+
+interface Probe {
+  scope: string;
+  operation: string;
+  input?: Rec;
+  note?: string;
+}
+
+/**
+ * Scope probes: a read of each capability the CLI's flows need, and for write scopes a write
+ * with a deliberately empty body. The server checks the scope before it validates the body, so
+ * `403 auth_forbidden` means the scope is missing and `400 request_invalid` means it is held —
+ * and nothing is written (validation failures are not even stored against the Idempotency-Key).
+ */
+function probes(brandId: number | undefined): Probe[] {
+  return [
+    { scope: 'orders:read', operation: 'listOrders', input: { query: { size: 1 } } },
+    { scope: 'orders:update', operation: 'patchOrderStatus', input: { body: {} }, note: 'empty body' },
+    {
+      scope: 'menus:read',
+      operation: 'getMenu',
+      input: { query: { brand_id: brandId ?? 1 } },
+      note: 'brand_id without branch_id',
+    },
+    { scope: 'menus:create', operation: 'createSection', input: { body: {} }, note: 'empty body' },
+    { scope: 'menus:update', operation: 'syncMenuToStores', input: { body: {} }, note: 'empty body' },
+    { scope: 'menus:oos', operation: 'setItemsAvailability', input: { body: {} }, note: 'empty body' },
+    { scope: 'webhooks:read', operation: 'listWebhooks' },
+  ];
+}
+
+function errInfo(err: unknown): {
+  name?: string;
+  status?: number;
+  code?: string;
+  message?: string;
+  details?: unknown;
+} {
+  return (err ?? {}) as {
+    name?: string;
+    status?: number;
+    code?: string;
+    message?: string;
+    details?: unknown;
+  };
+}
+
+/** A failure that ends the bootstrap: bad credential (401), revoked (403 auth_revoked), network, 5xx. */
+function isFatal(err: unknown): boolean {
+  const e = errInfo(err);
+  if (e.name === 'ApiError') return e.status === 401 || e.code === 'auth_revoked' || (e.status ?? 0) >= 500;
+  return true;
+}
+
+function check(scope: string, operation: string, err: unknown, note?: string): ScopeCheck {
+  const base = { scope, operation, ...(note ? { note } : {}) };
+  if (err === undefined) return { ...base, held: true };
+  const e = errInfo(err);
+  if (e.name === 'ApiError' && e.status === 403 && e.code === 'auth_forbidden') {
+    const required = (e.details as { required_scope?: string } | undefined)?.required_scope;
+    return { ...base, scope: required ?? scope, held: false, code: 'auth_forbidden' };
+  }
+  // The request got past authentication and the scope check, and was refused for what it said.
+  if (e.name === 'ApiError' && [400, 404, 409, 422].includes(e.status ?? 0))
+    return { ...base, held: true, ...(e.code ? { code: e.code } : {}) };
+  return { ...base, held: null, code: e.code ?? e.name ?? 'error' };
+}
+
+async function attempt<T>(fn: () => Promise<T>): Promise<{ value?: T; err?: unknown }> {
+  try {
+    return { value: await fn() };
+  } catch (err) {
+    if (isFatal(err)) throw err;
+    return { err };
+  }
+}
+
+/** Runs the bootstrap sequence and the scope probes with `client`. */
+export async function collectBootstrap(
+  client: PartnerClient,
+  meta: { profile: string | null; base_url: string; key: string },
+): Promise<BootstrapFound> {
+  const errors: Record<string, string> = {};
+  const failed = (section: string, err: unknown) => {
+    const e = errInfo(err);
+    errors[section] = `${e.code ?? e.name}: ${e.message ?? ''}`;
+  };
+  // Brands first: it is also the credential check (401 ends here).
+  const brandsRes = await attempt(() => client.call('listBrands') as Promise<Rec[]>);
+  if (brandsRes.err) failed('brands', brandsRes.err);
+  const entries = Array.isArray(brandsRes.value) ? brandsRes.value : [];
+  const business = (entries[0]?.business as Rec | undefined) ?? null;
+  const brands = entries.flatMap((e) => (Array.isArray(e.brands) ? (e.brands as Rec[]) : []));
+
+  const branchesP = attempt(async () => {
+    const out: Rec[] = [];
+    for await (const b of client.paginate<Rec>('listBranches', { size: 100, maxPages: 100 })) out.push(b);
+    return out;
+  });
+  const providersP = attempt(() => client.call('listProviders') as Promise<Rec[]>);
+  const statusesP = attempt(() => client.call('listOrderStatuses') as Promise<Rec[]>);
+  const probeList = probes(brands[0]?.id as number | undefined);
+  const probeP = probeList.map(async (p) => {
+    const r = await attempt(() => client.call(p.operation, p.input ?? {}));
+    return check(p.scope, p.operation, r.err, p.note);
+  });
+  const [branchesRes, providersRes, statusesRes, ...probed] = await Promise.all([
+    branchesP,
+    providersP,
+    statusesP,
+    ...probeP,
+  ]);
+  if (branchesRes.err) failed('branches', branchesRes.err);
+  if (providersRes.err) failed('providers', providersRes.err);
+  if (statusesRes.err) failed('statuses', statusesRes.err);
+
+  const checked: ScopeCheck[] = [
+    check('brands:read', 'listBrands', brandsRes.err),
+    check('branches:read', 'listBranches', branchesRes.err, 'brands:read also grants branch reads'),
+    ...(probed as ScopeCheck[]),
+  ];
+  const missing = [...new Set(checked.filter((c) => c.held === false).map((c) => c.scope))];
+  const unknown = [...new Set(checked.filter((c) => c.held === null).map((c) => c.scope))];
+  return {
+    ...meta,
+    scopes: { checked, missing, unknown },
+    business,
+    brands,
+    branches: (branchesRes.value ?? []).map((b) => ({
+      ...b,
+      opening_hours: formatOpeningHours(b.available_times),
+    })),
+    providers: providersRes.value ?? [],
+    statuses: statusesRes.value ?? [],
+    errors,
+    defaults: {},
+  };
+}
+
+// ─── Output ──────────────────────────────────────────────────────────────────────────────────
+
+function table(c: ChalkInstance, head: string[], rows: string[][], indent = '  '): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((x, i) => (i === cells.length - 1 ? x : x.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [`${indent}${c.bold(line(head))}`, ...rows.map((r) => `${indent}${line(r)}`)];
+}
+
+const text = (v: unknown) =>
+  v === undefined || v === null ? '' : Array.isArray(v) ? v.join(', ') : String(v);
+
+export function renderBootstrap(found: BootstrapFound, color: boolean): string {
+  const c = new Chalk({ level: color ? 1 : 0 });
+  const out: string[] = [];
+  const label = (s: string) => c.bold(s.padEnd(12));
+  out.push(
+    `${label('Credential')}${found.key} ${c.dim(`(${found.profile ? `profile ${found.profile}` : 'from PARTNER_KEY'}) at ${found.base_url}`)}`,
+  );
+  const { missing, unknown, checked } = found.scopes;
+  if (missing.length === 0 && unknown.length === 0)
+    out.push(
+      `${label('Scopes')}${c.green('every scope checked is held')} ${c.dim(`(${checked.map((x) => x.scope).join(', ')})`)}`,
+    );
+  else {
+    if (missing.length)
+      out.push(
+        `${label('Scopes')}${c.yellow(`missing ${missing.join(', ')}`)} ${c.dim('— commands that need them answer 403 auth_forbidden')}`,
+      );
+    if (unknown.length)
+      out.push(`${label(missing.length ? '' : 'Scopes')}${c.dim(`could not check ${unknown.join(', ')}`)}`);
+  }
+  const b = found.business;
+  out.push(
+    `${label('Business')}${b ? `#${text(b.id)} ${text(b.title)}${b.address ? c.dim(` · ${text(b.address)}`) : ''}` : c.dim('unknown (no brands:read)')}`,
+  );
+  out.push('');
+  out.push(c.bold(`Brands (${found.brands.length})`));
+  if (found.brands.length)
+    out.push(
+      ...table(
+        c,
+        ['ID', 'TITLE'],
+        found.brands.map((x) => [text(x.id), text(x.title)]),
+      ),
+    );
+  else out.push(c.dim(`  ${found.errors.brands ?? 'none'}`));
+  out.push('');
+  out.push(c.bold(`Branches (${found.branches.length})`));
+  if (found.branches.length)
+    out.push(
+      ...table(
+        c,
+        ['ID', 'TITLE', 'BRANDS', 'CURRENCY', 'TIME ZONE', 'OPENING HOURS'],
+        found.branches.map((x) => [
+          text(x.id),
+          text(x.title),
+          text(x.brand_ids),
+          text(x.currency_code),
+          text(x.time_zone),
+          x.opening_hours ?? '',
+        ]),
+      ),
+    );
+  else out.push(c.dim(`  ${found.errors.branches ?? 'none'}`));
+  out.push('');
+  out.push(
+    c.bold(`Providers (${found.providers.length})`) + c.dim(' — their ids key PriceMap and VisibilitiesMap'),
+  );
+  if (found.providers.length)
+    out.push(
+      ...table(
+        c,
+        ['ID', 'TITLE', 'TYPE', 'COUNTRIES'],
+        found.providers.map((x) => [text(x.id), text(x.title), text(x.type), text(x.countries)]),
+      ),
+    );
+  else out.push(c.dim(`  ${found.errors.providers ?? 'none'}`));
+  out.push('');
+  out.push(c.bold(`Order statuses (${found.statuses.length})`));
+  if (found.statuses.length)
+    out.push(`  ${found.statuses.map((s) => `${text(s.id)} ${text(s.status)}`).join(' · ')}`);
+  else out.push(c.dim(`  ${found.errors.statuses ?? 'none'}`));
+  return `${out.join('\n')}\n`;
+}
+
+// ─── Defaults on the profile ─────────────────────────────────────────────────────────────────
+
+function idFlag(v: unknown, flag: string): number | undefined {
+  if (v === undefined) return undefined;
+  const s = String(v);
+  if (!/^\d+$/.test(s) || Number(s) < 1)
+    throw new UsageError(`${flag} must be an id (a whole number ≥ 1), got "${s}"`);
+  return Number(s);
+}
+
+/** Checks --brand/--branch against what the credential sees. */
+export function checkDefaults(
+  found: BootstrapFound,
+  brand: number | undefined,
+  branch: number | undefined,
+): void {
+  if (brand !== undefined && found.brands.length > 0 && !found.brands.some((b) => b.id === brand))
+    throw new UsageError(
+      `--brand ${brand}: not a brand of this business (brands: ${found.brands.map((b) => text(b.id)).join(', ')})`,
+    );
+  if (branch !== undefined && found.branches.length > 0) {
+    const br = found.branches.find((b) => b.id === branch);
+    if (!br)
+      throw new UsageError(
+        `--branch ${branch}: not a branch of this business (branches: ${found.branches.map((b) => text(b.id)).join(', ')})`,
+      );
+    if (brand !== undefined && Array.isArray(br.brand_ids) && !br.brand_ids.includes(brand))
+      throw new UsageError(
+        `--branch ${branch} does not carry brand ${brand} (its brands: ${text(br.brand_ids)})`,
+      );
+  }
+}
+
+/** Saves default_brand_id / default_branch_id on a profile of `configDir`. */
+export async function saveDefaults(
+  configDir: string,
+  profile: Profile,
+  d: { brand_id?: number; branch_id?: number },
+): Promise<void> {
+  const { openProfiles } = await import('../profiles.js');
+  const store = openProfiles({ configDir });
+  const current = store.get(profile.name) ?? profile;
+  store.save({
+    ...current,
+    ...(d.brand_id !== undefined ? { default_brand_id: d.brand_id } : {}),
+    ...(d.branch_id !== undefined ? { default_branch_id: d.branch_id } : {}),
+  });
+}
+
+async function promptDefaults(
+  ctx: Ctx,
+  found: BootstrapFound,
+  profile: Profile,
+): Promise<{ brand_id?: number; branch_id?: number } | undefined> {
+  const { prompter } = ctx.io;
+  if (found.brands.length === 0) return undefined;
+  const now =
+    profile.default_brand_id !== undefined || profile.default_branch_id !== undefined
+      ? ` (now: brand ${profile.default_brand_id ?? '–'}, branch ${profile.default_branch_id ?? '–'})`
+      : '';
+  const yes = await prompter.confirm({
+    message: `Save a default brand and branch on profile "${profile.name}"?${now}`,
+    default: now === '',
+  });
+  if (!yes) return undefined;
+  const brand = Number(
+    await prompter.select({
+      message: 'Default brand:',
+      choices: found.brands.map((b) => ({ name: `${text(b.title)} (#${text(b.id)})`, value: String(b.id) })),
+    }),
+  );
+  const carrying = found.branches.filter((b) => Array.isArray(b.brand_ids) && b.brand_ids.includes(brand));
+  if (carrying.length === 0) return { brand_id: brand };
+  const branch = await prompter.select({
+    message: 'Default branch:',
+    choices: [
+      ...carrying.map((b) => ({ name: `${text(b.title)} (#${text(b.id)})`, value: String(b.id) })),
+      { name: '(no default branch)', value: '' },
+    ],
+  });
+  return branch === '' ? { brand_id: brand } : { brand_id: brand, branch_id: Number(branch) };
+}
+
+export async function runBootstrap(ctx: Ctx, opts: Record<string, unknown>): Promise<number> {
+  const { io } = ctx;
+  const brandFlag = idFlag(opts.brand, '--brand');
+  const branchFlag = idFlag(opts.branch, '--branch');
+  const { client, target } = await ctx.partner();
+  const profile = target.profile;
+  if ((brandFlag !== undefined || branchFlag !== undefined) && !profile)
+    throw new UsageError(
+      'the credential comes from PARTNER_KEY/PARTNER_SECRET, so there is no profile to save defaults on; pass --profile NAME',
+    );
+  const found = await ctx.spin('Checking the credential and reading the business…', () =>
+    collectBootstrap(client, { profile: profile?.name ?? null, base_url: target.baseUrl, key: target.key }),
+  );
+  checkDefaults(found, brandFlag, branchFlag);
+
+  let chosen: { brand_id?: number; branch_id?: number } | undefined;
+  if (brandFlag !== undefined || branchFlag !== undefined) {
+    chosen = {
+      ...(brandFlag !== undefined ? { brand_id: brandFlag } : {}),
+      ...(branchFlag !== undefined ? { branch_id: branchFlag } : {}),
+    };
+  }
+  if (!ctx.json) io.stdout.write(renderBootstrap(found, ctx.color));
+  // Prompts only on a terminal, never with --json (a script reads that output).
+  if (!chosen && profile && !ctx.json && canPrompt(io)) {
+    io.stdout.write('\n');
+    chosen = await promptDefaults(ctx, found, profile);
+  }
+  if (chosen && profile && (chosen.brand_id !== undefined || chosen.branch_id !== undefined)) {
+    await saveDefaults(io.configDir, profile, chosen);
+  }
+  found.defaults = {
+    ...(profile?.default_brand_id !== undefined ? { brand_id: profile.default_brand_id } : {}),
+    ...(profile?.default_branch_id !== undefined ? { branch_id: profile.default_branch_id } : {}),
+    ...(chosen ?? {}),
+  };
+  if (ctx.json) {
+    io.stdout.write(`${JSON.stringify(found, null, 2)}\n`);
+    return 0;
+  }
+  const c = new Chalk({ level: ctx.color ? 1 : 0 });
+  const d = found.defaults;
+  if (chosen && profile) {
+    io.stdout.write(
+      `\n${c.green('Saved')} on profile ${profile.name}: default brand ${d.brand_id ?? '–'}, default branch ${d.branch_id ?? '–'}\n`,
+    );
+  } else if (profile) {
+    const has = d.brand_id !== undefined || d.branch_id !== undefined;
+    io.stdout.write(
+      `\n${c.dim(
+        has
+          ? `Defaults on profile ${profile.name}: brand ${d.brand_id ?? '–'}, branch ${d.branch_id ?? '–'} (change with --brand ID --branch ID)`
+          : 'Save a default brand and branch on the profile with: partner bootstrap --brand ID --branch ID',
+      )}\n`,
+    );
+  }
+  return 0;
+}
