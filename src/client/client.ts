@@ -262,6 +262,7 @@ export class PartnerClient {
         });
         text = await res.body.text();
       } catch (err) {
+        if (pace) this.pacer.settled();
         const code = (err as { code?: string }).code ?? 'network_error';
         this.opts.onRequest?.({
           method: m,
@@ -279,7 +280,8 @@ export class PartnerClient {
       const get = headerGetter(res.headers);
       const now = this.clock.now();
       const rl = parseRateLimitHeaders(get);
-      if (rl) this.pacer.observe(rl, now);
+      if (rl && pace) this.pacer.observe(rl, now);
+      if (pace) this.pacer.settled();
       const requestId = get('x-request-id') ?? '';
       let envelope: unknown;
       try {

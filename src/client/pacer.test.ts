@@ -81,3 +81,16 @@ describe('Pacer', () => {
     expect(p.take(0)).toBe(5000);
   });
 });
+
+it('counts requests still in flight when an answer reports the bucket (concurrent callers)', () => {
+  const p = new Pacer(1);
+  p.observe({ limit: 60, remaining: 10 }, 0);
+  p.settled();
+  for (let i = 0; i < 8; i++) expect(p.take(0)).toBe(0);
+  // The first of the eight comes back: the server had counted only it (9 left), the other seven
+  // are still on their way and will each take a token there.
+  p.observe({ limit: 60, remaining: 9 }, 0);
+  p.settled();
+  expect(p.take(0)).toBe(0);
+  expect(p.take(0)).toBeGreaterThan(0);
+});

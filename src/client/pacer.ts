@@ -33,6 +33,8 @@ export class Pacer {
   private at = 0;
   /** Tokens per millisecond. */
   private rate = 0;
+  /** Requests let through whose answers have not come back: the server may not have counted them yet. */
+  private inFlight = 0;
 
   /** `reserve` tokens are left for other clients of the same credential (and for clock skew). */
   constructor(private readonly reserve = 1) {}
@@ -44,7 +46,9 @@ export class Pacer {
   /** Records what the server said after a response. */
   observe(h: RateLimitHeaders, now: number): void {
     this.limit = h.limit;
-    this.tokens = Math.min(h.remaining, h.limit);
+    // The other requests still in flight took tokens here that this answer may not reflect yet;
+    // without this, concurrent callers are let through on a stale count and collect 429s.
+    this.tokens = Math.min(h.remaining, h.limit) - Math.max(0, this.inFlight - 1);
     this.at = now;
     let perSecond = h.limit / 60;
     // A server that refills more slowly than limit/60 tells us through Reset; trust the slower rate.
@@ -52,6 +56,11 @@ export class Pacer {
       perSecond = Math.min(perSecond, (h.limit - h.remaining) / h.reset);
     }
     this.rate = perSecond / 1000;
+  }
+
+  /** A request let through by `take` has its answer (or failed): call after `observe`. */
+  settled(): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
   }
 
   /** After a 429: the bucket is empty and refills no sooner than `retryAfterMs`. */
@@ -66,6 +75,7 @@ export class Pacer {
    * (0 when the bucket has room). Successive calls queue behind each other.
    */
   take(now: number): number {
+    this.inFlight++;
     if (!this.known || this.rate <= 0) return 0;
     const need = Math.min(1 + this.reserve, this.limit);
     // Requests already queued for later push this one behind them.

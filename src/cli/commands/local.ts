@@ -1,5 +1,6 @@
 import type { RunningServer } from '../../server/index.js';
 import { defaultDataDir } from '../paths.js';
+import { untilSignal } from '../io.js';
 import { openProfiles } from '../profiles.js';
 
 export interface LocalStartOptions {
@@ -32,18 +33,6 @@ export function parseRetrySchedule(text: string): number[] {
     const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(p);
     if (!m) throw new Error(`--retry-schedule: "${p}" is not a duration such as 500ms, 10s, 5m or 2h`);
     return Math.round(Number(m[1]) * UNITS[m[2]!]!);
-  });
-}
-
-function untilSignal(): Promise<string> {
-  return new Promise((resolve) => {
-    const on = (sig: string) => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      resolve(sig);
-    };
-    process.once('SIGINT', on);
-    process.once('SIGTERM', on);
   });
 }
 
