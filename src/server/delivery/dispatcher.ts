@@ -24,7 +24,7 @@ export interface DispatcherOptions {
   now: () => number;
   retrySchedule: readonly number[];
   /** Deliveries start only after the writes that produced them are committed. */
-  group?: { onCommit(fn: () => void): () => void; beforeCommit(fn: () => void): () => void };
+  group?: { onCommit(fn: () => void): () => void };
   /** Per attempt: 2xx within this many ms or the attempt failed (spec: 10 s). */
   timeoutMs?: number;
   /** New-order events wait this long for others of the same store before going out (≤ 250 ms). */
@@ -106,11 +106,7 @@ export class Dispatcher {
     this.running = true;
     this.reclaimDeadLeases();
     this.unsubscribe = [onEnqueue(this.o.db, () => this.kick())];
-    if (this.o.group) {
-      // New events become deliveries inside the commit that wrote them: no second commit per turn.
-      this.unsubscribe.push(this.o.group.beforeCommit(() => this.fanOut(this.o.now())));
-      this.unsubscribe.push(this.o.group.onCommit(() => this.kick()));
-    }
+    if (this.o.group) this.unsubscribe.push(this.o.group.onCommit(() => this.kick()));
     this.kick();
   }
 

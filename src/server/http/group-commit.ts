@@ -11,7 +11,6 @@ export class GroupCommit {
   private open = false;
   private waiting: { ok: () => void; failed: (err: unknown) => void }[] = [];
   private readonly committed = new Set<() => void>();
-  private readonly before = new Set<() => void>();
 
   constructor(private readonly db: Db) {}
 
@@ -36,16 +35,6 @@ export class GroupCommit {
     return this.open;
   }
 
-  /**
-   * Registers `fn` to run inside the transaction just before each COMMIT, so its writes share
-   * that commit (the dispatcher turns new outbox events into deliveries there). A throw from it
-   * is contained: it must not fail the turn's requests.
-   */
-  beforeCommit(fn: () => void): () => void {
-    this.before.add(fn);
-    return () => this.before.delete(fn);
-  }
-
   /** Registers `fn` to run after every commit (the webhook dispatcher's wake-up). */
   onCommit(fn: () => void): () => void {
     this.committed.add(fn);
@@ -57,13 +46,6 @@ export class GroupCommit {
     const waiting = this.waiting;
     this.waiting = [];
     this.open = false;
-    for (const fn of this.before) {
-      try {
-        this.db.transaction(fn)();
-      } catch {
-        // Rolled back to its own savepoint; the requests' writes stand.
-      }
-    }
     let error: unknown;
     try {
       this.db.exec('COMMIT');
