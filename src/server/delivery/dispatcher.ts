@@ -59,8 +59,6 @@ interface OutboxRow {
 }
 
 const LEASE_MS = 30_000;
-/** Under load, the dispatcher looks at the queue at most this often (see kick). */
-const MIN_TICK_GAP_MS = 5;
 /** Upper bound on sleeping between looks at the queue, as a backstop to the enqueue wake-up. */
 const MAX_IDLE_MS = 5_000;
 
@@ -96,7 +94,6 @@ export class Dispatcher {
   private readonly maxInFlight: number;
   private readonly perUrl: number;
   private total = 0;
-  private lastTick = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly o: DispatcherOptions) {
     this.timeoutMs = o.timeoutMs ?? 10_000;
@@ -131,22 +128,14 @@ export class Dispatcher {
     await this.agent.close().catch(() => undefined);
   }
 
-  /**
-   * Look at the queue soon (coalesced). When idle that is at once; under a stream of writes at
-   * most every MIN_TICK_GAP_MS, so one fan-out transaction covers many commits instead of each
-   * commit paying for a second one (a few ms against a 20 ms latency budget).
-   */
+  /** Look at the queue soon (coalesced). */
   kick(): void {
     if (!this.running || this.scheduled) return;
     this.scheduled = true;
-    const wait = this.lastTick + MIN_TICK_GAP_MS - performance.now();
-    const run = () => {
+    setImmediate(() => {
       this.scheduled = false;
-      this.lastTick = performance.now();
       this.tick();
-    };
-    if (wait > 0) setTimeout(run, wait).unref();
-    else setImmediate(run);
+    });
   }
 
   private reclaimDeadLeases(): void {
