@@ -10,7 +10,7 @@ import { fmt, load, median } from '../lib/stats.mjs';
 
 export const title = 'PATCH /v1/partner/orders/status (unique keys) vs raw node:http + SQLite insert';
 
-const RUNS = 3;
+const RUNS = 5;
 const DURATION = 3;
 /** Fresh PLACED orders per run; request k patches order k mod BATCH, to ACCEPTED, then READY, then DELIVERED. */
 const BATCH = 40_000;
@@ -177,5 +177,9 @@ export async function run({ log }) {
     `| partner PATCH /orders/status | ${fmt(rps)} | ${p99} |`,
     '',
     `**ratio ${fmt(ratio, 2)}** (target ≥ 0.33) · non-2xx/errors: ${bad}`,
+    '',
+    // Each run measures the floor and the partner back to back; their ratios show how much of the
+    // spread is the machine drifting between runs rather than either server.
+    `Per-run ratios (floor and partner measured back to back): ${rawRuns.map((r, i) => fmt(partnerRuns[i].rps / r.rps, 2)).join(', ')}.`,
   ];
 }
