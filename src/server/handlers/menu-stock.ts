@@ -211,6 +211,30 @@ function applyToSku(
   };
 }
 
+/**
+ * One availability, snooze or stock change for several SKUs at a branch: every SKU is resolved
+ * first (an unknown one is a 404 before anything is written), each is changed, and the branch's
+ * menu is marked changed once.
+ */
+function applyToSkus(
+  ctx: PartnerCtx,
+  branchId: number,
+  action: Action,
+  entries: readonly { sku: string; change: (s: ItemState) => ItemState; until?: string }[],
+) {
+  const skus = entries.map((e) => e.sku);
+  noDuplicates(skus);
+  const found = resolveSkus(ctx.db, ctx.businessId, branchId, skus);
+  let changed = false;
+  const out = entries.map((e) => {
+    const r = applyToSku(ctx, branchId, e.sku, found.get(e.sku)!, action, e.change, e.until ?? null);
+    changed ||= r.changed;
+    return r.out;
+  });
+  if (changed) bumpBranch(ctx.db, branchId);
+  return out;
+}
+
 /** isAvailable:true also ends a snooze and clears a zero stock count, so the item is really back. */
 function availability(isAvailable: boolean) {
   return (s: ItemState): ItemState =>
@@ -437,42 +461,20 @@ export const menuStockHandlers: HandlersFor<
   | 'listOOSActivityCategories'
   | 'listOOSActivityItems'
 > = {
-  setItemAvailability: (ctx, { params, body }) => {
-    const items = resolveSkus(ctx.db, ctx.businessId, body.branch_id, [params.partner_item_id]).get(
-      params.partner_item_id,
-    )!;
-    const r = applyToSku(
+  setItemAvailability: (ctx, { params, body }) =>
+    applyToSkus(ctx, body.branch_id, 'availability', [
+      { sku: params.partner_item_id, change: availability(body.isAvailable) },
+    ])[0]!,
+
+  setItemsAvailability: (ctx, { body }) => ({
+    branch_id: body.branch_id,
+    items: applyToSkus(
       ctx,
       body.branch_id,
-      params.partner_item_id,
-      items,
       'availability',
-      availability(body.isAvailable),
-    );
-    if (r.changed) bumpBranch(ctx.db, body.branch_id);
-    return r.out;
-  },
-
-  setItemsAvailability: (ctx, { body }) => {
-    const skus = body.items.map((i) => i.partner_item_id);
-    noDuplicates(skus);
-    const found = resolveSkus(ctx.db, ctx.businessId, body.branch_id, skus);
-    let changed = false;
-    const items = body.items.map((i) => {
-      const r = applyToSku(
-        ctx,
-        body.branch_id,
-        i.partner_item_id,
-        found.get(i.partner_item_id)!,
-        'availability',
-        availability(i.isAvailable),
-      );
-      changed ||= r.changed;
-      return r.out;
-    });
-    if (changed) bumpBranch(ctx.db, body.branch_id);
-    return { branch_id: body.branch_id, items };
-  },
+      body.items.map((i) => ({ sku: i.partner_item_id, change: availability(i.isAvailable) })),
+    ),
+  }),
 
   snoozeItem: (ctx, { params, body }) => {
     const until = Date.parse(body.until);
@@ -482,42 +484,23 @@ export const menuStockHandlers: HandlersFor<
         `until (${body.until}) must be in the future`,
       );
     }
-    const items = resolveSkus(ctx.db, ctx.businessId, body.branch_id, [params.partner_item_id]).get(
-      params.partner_item_id,
-    )!;
-    const r = applyToSku(
-      ctx,
-      body.branch_id,
-      params.partner_item_id,
-      items,
-      'snooze',
-      (s) => ({ ...s, snoozedUntil: until }),
-      iso(until),
-    );
-    if (r.changed) bumpBranch(ctx.db, body.branch_id);
-    return r.out;
+    return applyToSkus(ctx, body.branch_id, 'snooze', [
+      { sku: params.partner_item_id, change: (st) => ({ ...st, snoozedUntil: until }), until: iso(until) },
+    ])[0]!;
   },
 
-  updateItemStocks: (ctx, { body }) => {
-    const skus = body.items.map((i) => i.partner_item_id);
-    noDuplicates(skus);
-    const found = resolveSkus(ctx.db, ctx.businessId, body.branch_id, skus);
-    let changed = false;
-    const items = body.items.map((i) => {
-      const r = applyToSku(
-        ctx,
-        body.branch_id,
-        i.partner_item_id,
-        found.get(i.partner_item_id)!,
-        'stock',
-        (s) => ({ ...s, stock: i.stock }),
-      );
-      changed ||= r.changed;
-      return r.out;
-    });
-    if (changed) bumpBranch(ctx.db, body.branch_id);
-    return { branch_id: body.branch_id, items };
-  },
+  updateItemStocks: (ctx, { body }) => ({
+    branch_id: body.branch_id,
+    items: applyToSkus(
+      ctx,
+      body.branch_id,
+      'stock',
+      body.items.map((i) => ({
+        sku: i.partner_item_id,
+        change: (st: ItemState) => ({ ...st, stock: i.stock }),
+      })),
+    ),
+  }),
 
   enableSections: enable('sections'),
   enableCategories: enable('categories'),
