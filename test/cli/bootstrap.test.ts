@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatOpeningHours } from '../../src/cli/flows/bootstrap.js';
 import { openProfiles } from '../../src/cli/profiles.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
-import { fakePrompter, runCli, tempDir } from './run-cli.js';
+import { fakePrompter, profileDir, runCli } from './run-cli.js';
 
 // `partner bootstrap` against the real server (demo seed), in-process, TTY on and off.
 
@@ -14,16 +14,8 @@ afterAll(async () => {
   await s?.close();
 });
 
-function profileDir(cred: { key: string; secret: string } = s.credential): string {
-  const dir = tempDir('partner-boot-cfg-');
-  openProfiles({ configDir: dir }).save({
-    name: 'local',
-    base_url: s.baseUrl,
-    key: cred.key,
-    secret: cred.secret,
-  });
-  return dir;
-}
+const localProfile = (cred: { key: string; secret: string } = s.credential) =>
+  profileDir(s.baseUrl, cred, 'partner-boot-cfg-');
 
 const envFor = (cred: { key: string; secret: string }) => ({
   PARTNER_KEY: cred.key,
@@ -72,7 +64,7 @@ describe('formatOpeningHours', () => {
 
 describe('bootstrap --json', () => {
   it('prints one object: business, brands, branches with readable hours, providers, 11 statuses, no missing scope', async () => {
-    const r = await runCli(['bootstrap', '--json'], { configDir: profileDir() });
+    const r = await runCli(['bootstrap', '--json'], { configDir: localProfile() });
     expect(r.code, r.stderr).toBe(0);
     const found = JSON.parse(r.stdout);
     expect(found.business).toMatchObject({ id: s.credential.businessId, title: 'PT Kopi Kita Nusantara' });
@@ -150,7 +142,7 @@ describe('bootstrap --json', () => {
 
 describe('bootstrap for a person', () => {
   it('without a terminal: plain sections, no prompt, a hint for the defaults', async () => {
-    const configDir = profileDir();
+    const configDir = localProfile();
     const r = await runCli(['bootstrap'], { configDir, prompter: fakePrompter() });
     expect(r.code, r.stderr).toBe(0);
     for (const h of [
@@ -170,7 +162,7 @@ describe('bootstrap for a person', () => {
   });
 
   it('on a terminal: offers to save a default brand and branch on the profile (prompter)', async () => {
-    const configDir = profileDir();
+    const configDir = localProfile();
     const prompter = fakePrompter([true, '2', '3']);
     const r = await runCli(['bootstrap'], { configDir, tty: true, prompter, env: { NO_COLOR: '1' } });
     expect(r.code, r.stderr).toBe(0);
@@ -183,7 +175,7 @@ describe('bootstrap for a person', () => {
   });
 
   it('on a terminal, declining saves nothing', async () => {
-    const configDir = profileDir();
+    const configDir = localProfile();
     const prompter = fakePrompter([false]);
     const r = await runCli(['bootstrap'], { configDir, tty: true, prompter });
     expect(r.code).toBe(0);
@@ -192,7 +184,7 @@ describe('bootstrap for a person', () => {
 
   it('--brand/--branch save without prompting, on or off a terminal', async () => {
     for (const tty of [false, true]) {
-      const configDir = profileDir();
+      const configDir = localProfile();
       const r = await runCli(['bootstrap', '--brand', '1', '--branch', '2', '--json'], {
         configDir,
         tty,
@@ -208,7 +200,7 @@ describe('bootstrap for a person', () => {
   });
 
   it('--branch of another business is a usage error (exit 2), and nothing is saved', async () => {
-    const configDir = profileDir();
+    const configDir = localProfile();
     const theirs = (await call(s, 'GET', '/v1/partner/branches', { cred: s.other })).body.data.results[0].id;
     const r = await runCli(['bootstrap', '--branch', String(theirs)], { configDir });
     expect(r.code).toBe(2);

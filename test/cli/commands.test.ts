@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MANIFEST } from '../../src/cli/manifest/data.js';
-import { openProfiles } from '../../src/cli/profiles.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
-import { fakePrompter, runCli, tempDir } from './run-cli.js';
+import { fakePrompter, profileDir, runCli, tempDir } from './run-cli.js';
 
 // Every command runs in-process with an injected Io against the real server (Fastify + SQLite)
 // on 127.0.0.1, with TTY on and off and a scripted prompter.
@@ -12,13 +11,7 @@ let configDir: string;
 
 beforeAll(async () => {
   s = await startTestServer({ seed: 'demo' });
-  configDir = tempDir('partner-cfg-');
-  openProfiles({ configDir }).save({
-    name: 'local',
-    base_url: s.baseUrl,
-    key: s.credential.key,
-    secret: s.credential.secret,
-  });
+  configDir = profileDir(s.baseUrl, s.credential);
 });
 afterAll(async () => {
   await s?.close();

@@ -1,10 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openProfiles } from '../../src/cli/profiles.js';
 import { sign } from '../../src/webhooks/signature.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { type CliResult, runCli, tempDir } from './run-cli.js';
+import { type CliResult, profileDir, runCli, tempDir } from './run-cli.js';
 
 // `partner listen` and `partner webhooks sign|verify`, in-process.
 
@@ -12,13 +11,7 @@ let s: TestServer;
 let configDir: string;
 beforeAll(async () => {
   s = await startTestServer({ seed: 'demo' });
-  configDir = tempDir('partner-cfg-');
-  openProfiles({ configDir }).save({
-    name: 'local',
-    base_url: s.baseUrl,
-    key: s.credential.key,
-    secret: s.credential.secret,
-  });
+  configDir = profileDir(s.baseUrl, s.credential);
 });
 afterAll(async () => {
   await s?.close();

@@ -5,10 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openProfiles } from '../../src/cli/profiles.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
 import { freshBrand } from '../server/menus-helpers.js';
-import { fakePrompter, runCli, tempDir } from './run-cli.js';
+import { fakePrompter, profileDir, runCli, tempDir } from './run-cli.js';
 
 // `partner menu push` / `menu diff` against the real server (Fastify + SQLite), in-process with
 // an injected Io, through a fault-injecting proxy (lost answers, a dead network) and as the
@@ -24,13 +23,7 @@ let configDir: string;
 beforeAll(async () => {
   // A limit the many pushes of this file do not reach; the pacing test issues its own credential.
   s = await startTestServer({ seed: 'demo', rateLimit: 1_000_000 });
-  configDir = tempDir('partner-cfg-');
-  openProfiles({ configDir }).save({
-    name: 'local',
-    base_url: s.baseUrl,
-    key: s.credential.key,
-    secret: s.credential.secret,
-  });
+  configDir = profileDir(s.baseUrl, s.credential);
 });
 afterAll(async () => {
   await s?.close();

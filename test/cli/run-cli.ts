@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { afterAll } from 'vitest';
 import type { Io, Prompter } from '../../src/cli/io.js';
 import { run } from '../../src/cli/program.js';
+import { openProfiles } from '../../src/cli/profiles.js';
 
 // Runs the CLI in-process with an injected Io: TTY on or off, a scripted prompter, a fixed
 // clock, and a private config dir.
@@ -62,6 +63,22 @@ export function tempDir(prefix = 'partner-cli-'): string {
   const d = mkdtempSync(join(tmpdir(), prefix));
   created.push(d);
   return d;
+}
+
+/** A fresh config dir (removed after the test file) holding one profile `local` for this server and credential. */
+export function profileDir(
+  baseUrl: string,
+  cred: { key: string; secret: string },
+  prefix = 'partner-cfg-',
+): string {
+  const dir = tempDir(prefix);
+  openProfiles({ configDir: dir }).save({
+    name: 'local',
+    base_url: baseUrl,
+    key: cred.key,
+    secret: cred.secret,
+  });
+  return dir;
 }
 
 export async function runCli(argv: string[], o: CliOptions = {}): Promise<CliResult> {

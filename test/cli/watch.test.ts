@@ -4,9 +4,8 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Io, Prompter } from '../../src/cli/io.js';
 import { run } from '../../src/cli/program.js';
-import { openProfiles } from '../../src/cli/profiles.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
-import { fakePrompter, tempDir } from './run-cli.js';
+import { fakePrompter, profileDir } from './run-cli.js';
 
 // `partner orders watch` against the real server, in-process. Unlike run-cli.ts this Io has a
 // real clock (the watch moves its window with it), a stdin that takes key presses, and a stop
@@ -41,16 +40,8 @@ interface Running {
   done: Promise<number>;
 }
 
-function profileDir(cred: { key: string; secret: string } = s.credential): string {
-  const dir = tempDir('partner-watch-cfg-');
-  openProfiles({ configDir: dir }).save({
-    name: 'local',
-    base_url: s.baseUrl,
-    key: cred.key,
-    secret: cred.secret,
-  });
-  return dir;
-}
+const localProfile = (cred: { key: string; secret: string } = s.credential) =>
+  profileDir(s.baseUrl, cred, 'partner-watch-cfg-');
 
 function start(argv: string[], o: { configDir: string; tty?: boolean; prompter?: Prompter }): Running {
   let out = '';
@@ -139,7 +130,7 @@ const count = (lines: WatchLine[], kind: string, id: number) =>
 
 describe('orders watch, non-interactive', () => {
   it('shows orders created before and between polls once each, and a status change once', async () => {
-    const configDir = profileDir();
+    const configDir = localProfile();
     const since = sinceNow();
     const a = await newOrder();
     const w = start(
@@ -171,7 +162,7 @@ describe('orders watch, non-interactive', () => {
   });
 
   it('across a restart (the cursor) every order and change shows exactly once', async () => {
-    const configDir = profileDir();
+    const configDir = localProfile();
     const since = sinceNow();
     const c1 = await newOrder();
     const run1 = start(
@@ -218,7 +209,7 @@ describe('orders watch, non-interactive', () => {
   });
 
   it('re-reads an open order the window no longer covers', async () => {
-    const configDir = profileDir();
+    const configDir = localProfile();
     const since = sinceNow();
     const id = await newOrder();
     // A 100 ms overlap: by the second run the order is older than the window.
@@ -237,7 +228,7 @@ describe('orders watch, non-interactive', () => {
   });
 
   it('prints tab-separated lines when stdout is not a terminal', async () => {
-    const configDir = profileDir();
+    const configDir = localProfile();
     const since = sinceNow();
     const id = await newOrder();
     const w = start(['orders', 'watch', '--since', since, '--max-polls', '1'], { configDir });
@@ -252,7 +243,7 @@ describe('orders watch, non-interactive', () => {
   });
 
   it('filters by branch and status', async () => {
-    const configDir = profileDir();
+    const configDir = localProfile();
     const since = sinceNow();
     const here = await newOrder(3);
     const elsewhere = await newOrder(1);
@@ -285,7 +276,7 @@ describe('orders watch, non-interactive', () => {
   });
 
   it('rejects bad flags with exit 2', async () => {
-    const configDir = profileDir();
+    const configDir = localProfile();
     for (const args of [
       ['--status', 'SOON'],
       ['--interval', 'fast'],
@@ -305,7 +296,7 @@ describe('orders watch backs off', () => {
       scopes: ['orders:read'],
       rateLimit: 2,
     });
-    const configDir = profileDir(limited);
+    const configDir = localProfile(limited);
     const t = Date.now();
     const w = start(
       ['orders', 'watch', '--json', '--since', sinceNow(), '--interval', '100ms', '--duration', '2500ms'],
@@ -324,13 +315,7 @@ describe('orders watch backs off', () => {
   });
 
   it('on network errors, exponentially, and says so', async () => {
-    const configDir = tempDir('partner-watch-cfg-');
-    openProfiles({ configDir }).save({
-      name: 'local',
-      base_url: 'http://127.0.0.1:9',
-      key: 'pk_x',
-      secret: 'sk_x',
-    });
+    const configDir = profileDir('http://127.0.0.1:9', { key: 'pk_x', secret: 'sk_x' }, 'partner-watch-cfg-');
     const w = start(['orders', 'watch', '--interval', '100ms', '--duration', '2s'], { configDir });
     expect(await w.done).toBe(0);
     const waits = [
@@ -341,13 +326,7 @@ describe('orders watch backs off', () => {
   });
 
   it('stops at once on an auth error (exit 3)', async () => {
-    const configDir = tempDir('partner-watch-cfg-');
-    openProfiles({ configDir }).save({
-      name: 'local',
-      base_url: s.baseUrl,
-      key: s.credential.key,
-      secret: 'sk_wrong',
-    });
+    const configDir = localProfile({ key: s.credential.key, secret: 'sk_wrong' });
     const w = start(['orders', 'watch', '--interval', '100ms', '--duration', '5s'], { configDir });
     expect(await w.done).toBe(3);
   });
@@ -355,7 +334,7 @@ describe('orders watch backs off', () => {
 
 describe('orders watch on a terminal', () => {
   it('shows a live table and acts on the selected order: menu (accept) and a key (r = ready)', async () => {
-    const configDir = profileDir();
+    const configDir = localProfile();
     const since = sinceNow();
     const id = await newOrder();
     const prompter = fakePrompter([String(id), 'accept']);
@@ -381,7 +360,7 @@ describe('orders watch on a terminal', () => {
   });
 
   it('cancel asks for a reason; a refused move is shown, not fatal', async () => {
-    const configDir = profileDir();
+    const configDir = localProfile();
     const since = sinceNow();
     const id = await newOrder();
     const prompter = fakePrompter(['out of stock']);
