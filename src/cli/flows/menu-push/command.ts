@@ -13,7 +13,7 @@ import { execute, PushStopped } from './run.js';
 import { formatPath } from './schema.js';
 import { defaultStatePath, ENTITY_KINDS, StateFile, type TargetState } from './state.js';
 
-// `partner menu push FILE` and `partner menu diff FILE` (DESIGN §9–10, docs/menu-push.md).
+// `partner menu push FILE` and `partner menu diff FILE` (docs/menu-push.md).
 
 export interface PushFlags {
   brand?: unknown;

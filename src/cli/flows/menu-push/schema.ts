@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AvailableTimes, VisibilitiesMap } from '../../../contract/schemas/common.js';
 import { BlackoutDates, Sku } from '../../../contract/schemas/menus.js';
 
-// The menu file of `partner menu push` (DESIGN §10, pinned): YAML or JSON, keys are local names.
+// The menu file of `partner menu push` (docs/menu-push.md; a public format): YAML or JSON, keys are local names.
 // One zod schema is the source of the validation, of the TS types the planner uses and of the
 // published JSON Schema (docs/menu-file.schema.json, checked by a test). Field rules follow the
 // pinned request bodies of the authoring operations (src/contract/schemas/menus.ts).
@@ -179,7 +179,7 @@ function crossCheck(f: unknown, ctx: z.RefinementCtx): void {
 export const MenuFileSchema = MenuFileShape.superRefine(crossCheck, { when: () => true }).meta({
   title: 'partner menu file',
   description:
-    'Input of `partner menu push` / `partner menu diff` (DESIGN §10). Keys are local names that make a push resumable and re-runnable.',
+    'Input of `partner menu push` / `partner menu diff` (docs/menu-push.md). Keys are local names that make a push resumable and re-runnable.',
 });
 
 /** `sections[0].categories[1].items[2].prices."1"` */
