@@ -1,10 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startProxy } from '../helpers/proxy.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
 import { freshBrand } from '../server/menus-helpers.js';
 import { fakePrompter, profileDir, runCli, tempDir } from './run-cli.js';
@@ -183,7 +182,7 @@ describe('menu push', () => {
     const file = sampleCopy();
     const r = await cli(['menu', 'push', file, '--brand', String(brandId), '--dry-run']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^Dry run: .* would take 39 steps \(nothing is written\):/);
+    expect(r.stdout).toMatch(/^Dry run: .* would make 39 write calls; nothing is written:/);
     expect(r.stdout).toContain('  + create item nasi-goreng "Nasi goreng"');
     expect(r.stdout).toContain('  + offer modifier group toppings on items nasi-goreng, mie-goreng');
     expect(r.stdout).toContain(`  » publish brand ${brandId}`);
@@ -338,88 +337,6 @@ describe('menu push', () => {
 });
 
 // ─── interrupted pushes ─────────────────────────────────────────────────────────────────────
-
-interface LogEntry {
-  n: number;
-  method: string;
-  path: string;
-  key?: string;
-  status?: number;
-  replayed?: boolean;
-  fate?: 'refused' | 'answer lost';
-}
-
-/**
- * A proxy in front of the server that can lose answers: requests in `loseAnswer` reach the
- * server but the connection is cut before the answer; after `cutAfter`, every request is cut
- * before it reaches the server (the network is gone).
- */
-async function startProxy(target: string) {
-  const log: LogEntry[] = [];
-  const ctl = {
-    cutAfter: Number.POSITIVE_INFINITY,
-    loseAnswer: new Set<number>(),
-    delayMs: 0,
-    /** Runs before a request is forwarded (e.g. to let something else reach the server first). */
-    before: undefined as ((e: LogEntry, body: string) => Promise<void>) | undefined,
-  };
-  let n = 0;
-  const server: Server = createServer(async (req, res) => {
-    const entry: LogEntry = {
-      n: ++n,
-      method: req.method!,
-      path: req.url!,
-      ...(typeof req.headers['idempotency-key'] === 'string' ? { key: req.headers['idempotency-key'] } : {}),
-    };
-    log.push(entry);
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    if (entry.n > ctl.cutAfter) {
-      entry.fate = 'refused';
-      req.socket.destroy();
-      return;
-    }
-    if (ctl.delayMs) await new Promise((r) => setTimeout(r, ctl.delayMs));
-    await ctl.before?.(entry, Buffer.concat(chunks).toString());
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers))
-      if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
-    const up = await fetch(target + req.url, {
-      method: req.method!,
-      headers,
-      ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
-    });
-    const body = Buffer.from(await up.arrayBuffer());
-    entry.status = up.status;
-    entry.replayed = up.headers.get('idempotent-replayed') === 'true';
-    if (ctl.loseAnswer.has(entry.n)) {
-      entry.fate = 'answer lost';
-      req.socket.destroy();
-      return;
-    }
-    const out: Record<string, string> = {};
-    up.headers.forEach((v, k) => {
-      if (
-        !['content-encoding', 'transfer-encoding', 'connection', 'keep-alive', 'content-length'].includes(k)
-      )
-        out[k] = v;
-    });
-    res.writeHead(up.status, out);
-    res.end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    log,
-    ctl,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
 
 describe('menu push: interrupted and resumed', () => {
   it('a lost answer is retried with the same Idempotency-Key and replayed, not applied twice', async () => {

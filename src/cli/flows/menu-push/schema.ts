@@ -53,7 +53,9 @@ export const MenuFileModifierGroup = z
     title: Title,
     min: z.number().int().min(0).max(100),
     max: z.number().int().min(1).max(100),
-    modifiers: z.array(MenuFileModifier).min(1).max(500),
+    // No count bound here: the push splits long link lists to fit the API (bounds.ts). Offering
+    // the group on an item restates all its modifiers in one call; that is checked per file.
+    modifiers: z.array(MenuFileModifier).min(1),
   })
   .meta({ title: 'ModifierGroup' });
 
@@ -89,7 +91,7 @@ export const MenuFileSection = z
     isEnabled: z.boolean().optional(),
     visibilities: VisibilitiesMap.optional(),
     blackoutDates: BlackoutDates.optional(),
-    categories: z.array(MenuFileCategory).max(500).optional(),
+    categories: z.array(MenuFileCategory).optional(),
   })
   .meta({ title: 'Section' });
 

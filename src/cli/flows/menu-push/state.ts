@@ -18,6 +18,11 @@ export interface RunRecord {
   started_at: string;
   /** Authoring steps completed in this run (part of the sync/publish keys). */
   writes: number;
+  /**
+   * Per step id, how often the server refused it (a 4xx: nothing was applied). Part of the step's
+   * key, so a resumed push sends it afresh instead of being replayed the stored refusal.
+   */
+  refused?: Record<string, number>;
 }
 
 export interface TargetState {
