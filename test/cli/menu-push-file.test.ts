@@ -7,7 +7,15 @@ import { currentOf, desiredOf, matchKeys } from '../../src/cli/flows/menu-push/m
 import { plan, reconcileOrder } from '../../src/cli/flows/menu-push/plan.js';
 import { idempotencyKey } from '../../src/cli/flows/menu-push/run.js';
 import { menuFileJsonSchema } from '../../src/cli/flows/menu-push/schema.js';
-import { emptyTarget, type RunRecord, type TargetState } from '../../src/cli/flows/menu-push/state.js';
+import {
+  emptyTarget,
+  menuStateDir,
+  type RunRecord,
+  statePath,
+  type TargetState,
+  targetId,
+} from '../../src/cli/flows/menu-push/state.js';
+import { defaultConfigDir } from '../../src/cli/paths.js';
 import { runCli, tempDir } from './run-cli.js';
 import { BIG, bigMenu } from '../helpers/big-menu.js';
 import { listBound, type MenuOp } from '../../src/cli/flows/menu-push/bounds.js';
@@ -222,6 +230,39 @@ describe('planner', () => {
         sync.build(() => 1),
       ),
     ).not.toBe(s1);
+  });
+});
+
+describe('where the push state lives', () => {
+  it('the XDG state dir by default, beside the profiles when the config dir was moved', () => {
+    const env = { HOME: '/home/ana' };
+    expect(menuStateDir(env, defaultConfigDir(env))).toBe('/home/ana/.local/state/partner/menu-push');
+    const xdg = { ...env, XDG_STATE_HOME: '/xdg/state', XDG_CONFIG_HOME: '/xdg/config' };
+    expect(menuStateDir(xdg, defaultConfigDir(xdg))).toBe('/xdg/state/partner/menu-push');
+    const moved = { ...env, PARTNER_CONFIG_DIR: '/tmp/cfg' };
+    expect(menuStateDir(moved, defaultConfigDir(moved))).toBe('/tmp/cfg/menu-push');
+    expect(menuStateDir(env, '/given/config')).toBe('/given/config/menu-push');
+  });
+
+  it('one file per server, business, brand, branch set and menu file, named after the menu file', () => {
+    const id = targetId('http://127.0.0.1:8787', 1, 12, undefined, '/w/menus/lunch.yaml');
+    const p = statePath('/s', id);
+    expect(p).toMatch(/^\/s\/lunch-[0-9a-f]{16}\.json$/);
+    expect(statePath('/s', targetId('http://127.0.0.1:8787', 1, 12, undefined, '/w/menus/lunch.yaml'))).toBe(
+      p,
+    );
+    const others = [
+      targetId('http://127.0.0.1:9999', 1, 12, undefined, '/w/menus/lunch.yaml'),
+      targetId('http://127.0.0.1:8787', 2, 12, undefined, '/w/menus/lunch.yaml'),
+      targetId('http://127.0.0.1:8787', 1, 13, undefined, '/w/menus/lunch.yaml'),
+      targetId('http://127.0.0.1:8787', 1, 12, [3, 4], '/w/menus/lunch.yaml'),
+      targetId('http://127.0.0.1:8787', 1, 12, undefined, '/w/other/lunch.yaml'),
+    ];
+    expect(new Set([p, ...others.map((o) => statePath('/s', o))]).size).toBe(6);
+    // The branch set is a set: order does not matter.
+    expect(statePath('/s', targetId('http://h', 1, 12, [4, 3], '/f.yaml'))).toBe(
+      statePath('/s', targetId('http://h', 1, 12, [3, 4], '/f.yaml')),
+    );
   });
 });
 

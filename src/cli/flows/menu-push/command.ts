@@ -12,7 +12,15 @@ import { barProgress, lineProgress, type Progress } from './progress.js';
 import { planLines, planSummary, planView, summaryLines, summaryView } from './render.js';
 import { execute, PushStopped } from './run.js';
 import { formatPath } from './schema.js';
-import { defaultStatePath, ENTITY_KINDS, StateFile, type TargetState } from './state.js';
+import {
+  ENTITY_KINDS,
+  menuStateDir,
+  oldStateFor,
+  StateFile,
+  statePath,
+  type TargetState,
+  targetId,
+} from './state.js';
 
 // `partner menu push FILE` and `partner menu diff FILE` (docs/menu-push.md).
 
@@ -22,6 +30,7 @@ export interface PushFlags {
   dryRun?: unknown;
   yes?: unknown;
   state?: unknown;
+  resetState?: unknown;
   concurrency?: unknown;
   republish?: unknown;
   exitCode?: unknown;
@@ -107,15 +116,10 @@ interface Prepared {
   pacedSeconds: number | undefined;
 }
 
-async function prepare(
-  ctx: Ctx,
-  file: string | undefined,
-  flags: PushFlags,
-  forPush: boolean,
-): Promise<Prepared> {
+async function prepare(ctx: Ctx, file: string | undefined, flags: PushFlags): Promise<Prepared> {
   if (!file) throw new UsageError('missing FILE (the menu file, YAML or JSON)');
   const explicitBrand = flags.brand === undefined ? undefined : positiveInt('--brand', String(flags.brand));
-  const branch_ids = forPush ? branchesOf(flags.branch) : undefined;
+  const branch_ids = branchesOf(flags.branch);
   const maxBranches = Math.min(
     listBound('syncMenuToStores', 'branch_ids'),
     listBound('publishMenu', 'branch_ids'),
@@ -139,14 +143,6 @@ async function prepare(
     message: p.message,
   }));
   if (offers.length) writeProblems(ctx.io, new MenuFileError(loaded.display, offers));
-  const statePath =
-    typeof flags.state === 'string'
-      ? isAbsolute(flags.state)
-        ? flags.state
-        : resolve(ctx.io.cwd, flags.state)
-      : defaultStatePath(loaded.path);
-  const state = StateFile.open(statePath);
-
   const { client, target } = await ctx.partner();
   const brand_id = explicitBrand ?? target.profile?.default_brand_id;
   if (brand_id === undefined)
@@ -167,7 +163,31 @@ async function prepare(
   if (problems.length)
     writeProblems(ctx.io, new MenuFileError(loaded.display, problems), 'nothing was written');
 
-  const t = state.target(client.baseUrl, tree.business_id, brand_id);
+  // 3. The state of this target (server, business, brand, branch set, menu file).
+  const id = targetId(client.baseUrl, tree.business_id, brand_id, branch_ids, loaded.path);
+  const explicit =
+    typeof flags.state === 'string'
+      ? isAbsolute(flags.state)
+        ? flags.state
+        : resolve(ctx.io.cwd, flags.state)
+      : undefined;
+  const state = StateFile.open(explicit ?? statePath(menuStateDir(ctx.io.env, ctx.io.configDir), id));
+  let t = state.target(id);
+  if (flags.resetState === true) t = state.replace(id);
+  else if (!explicit && !state.existed) {
+    // Older versions kept one state file beside the menu files of a folder: take this file's part.
+    const old = oldStateFor(id);
+    if (old?.state) {
+      t = state.replace(id, old.state);
+      ctx.io.stderr.write(
+        `note: took this file's push state from ${old.path} (now kept in ${state.path}); delete the old file once every menu file beside it has been pushed\n`,
+      );
+    } else if (old) {
+      ctx.io.stderr.write(
+        `note: ignoring ${old.path} (older versions shared it between the menu files of a folder); state is now kept in ${state.path}\n`,
+      );
+    }
+  }
   const current = currentOf(brandTree);
   const matching = matchKeys(desired, current, t);
   const plan = makePlan({
@@ -272,7 +292,7 @@ function print(out: { write(s: string): unknown }, lines: string[]): void {
 }
 
 export async function runMenuDiff(ctx: Ctx, args: string[], flags: PushFlags): Promise<number> {
-  const p = await prepare(ctx, args[0], flags, false);
+  const p = await prepare(ctx, args[0], flags);
   const { plan, loaded } = p;
   const authoring = plan.steps.filter((s) => s.action !== 'sync' && s.action !== 'publish');
   if (ctx.json)
@@ -295,7 +315,7 @@ export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): P
   const concurrency = flags.concurrency === undefined ? 4 : Number(flags.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16)
     throw new UsageError(`--concurrency expects 1–16, got "${flags.concurrency}"`);
-  const p = await prepare(ctx, args[0], flags, true);
+  const p = await prepare(ctx, args[0], flags);
   const { plan, loaded, state, target } = p;
   const io = ctx.io;
 
