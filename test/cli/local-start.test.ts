@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './run-cli.js';
@@ -23,14 +23,19 @@ interface Started {
 
 const children: ChildProcess[] = [];
 
-function env(configDir: string): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '', HOME: tempDir('partner-home-'), PARTNER_CONFIG_DIR: configDir };
+function env(configDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: tempDir('partner-home-'),
+    PARTNER_CONFIG_DIR: configDir,
+    ...extra,
+  };
 }
 
 /** Starts a server and resolves once it prints its URL (at most 15 s). */
-function start(args: string[], configDir: string): Promise<Started> {
+function start(args: string[], configDir: string, extra: NodeJS.ProcessEnv = {}): Promise<Started> {
   const child = spawn(process.execPath, [bin, 'local', 'start', ...args], {
-    env: env(configDir),
+    env: env(configDir, extra),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -176,6 +181,32 @@ describe('partner local start: one server per data dir', () => {
     } finally {
       await new Promise((r) => busy.close(r));
     }
+  });
+
+  it('the next steps it prints can be typed as shown: `npx partner …` from a clone, `partner …` when on PATH', async () => {
+    const data = tempDir('partner-data-');
+    // PATH without partner on it (a fresh clone): npx finds the package's bin.
+    const noBin = { PATH: dirname(process.execPath) };
+    const clone = await start(
+      ['--port', '0', '--data', data, '--seed', 'demo'],
+      tempDir('partner-cfg-'),
+      noBin,
+    );
+    expect(clone.stdout()).toContain('\n  npx partner brands list\n');
+    expect(clone.stdout()).toContain(`\n  npx partner operator businesses list --data ${data}\n`);
+    expect(clone.stdout()).not.toMatch(/^ {2}partner /m);
+    clone.child.kill('SIGTERM');
+    await clone.exited;
+    // `npm link` or a global install: `partner` on PATH is this very script.
+    const binDir = tempDir('partner-bin-');
+    symlinkSync(bin, join(binDir, 'partner'));
+    const linked = await start(['--port', '0', '--data', data], tempDir('partner-cfg-'), {
+      PATH: `${binDir}${delimiter}${dirname(process.execPath)}`,
+    });
+    expect(linked.stdout()).toContain('\n  partner brands list\n');
+    expect(linked.stdout()).not.toContain('npx');
+    linked.child.kill('SIGTERM');
+    await linked.exited;
   });
 
   it('a bad --retry-schedule is a usage error naming the flag', async () => {

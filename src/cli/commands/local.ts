@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import type { RunningServer } from '../../server/index.js';
 import { UsageError } from '../errors.js';
 import { defaultDataDir } from '../paths.js';
@@ -37,6 +38,32 @@ export function parseRetrySchedule(text: string): number[] {
     if (!m) throw new Error(`--retry-schedule: "${p}" is not a duration such as 500ms, 10s, 5m or 2h`);
     return Math.round(Number(m[1]) * UNITS[m[2]!]!);
   });
+}
+
+/**
+ * How to type the CLI in another terminal: `partner` when the first `partner` on PATH is this very
+ * script (a global install, `npm link`), else `npx partner` (a clone: `npm start`, `node bin/…`).
+ */
+export function cliCommand(env: NodeJS.ProcessEnv, script: string | undefined): string {
+  let self: string;
+  try {
+    self = realpathSync(script ?? '');
+  } catch {
+    return 'npx partner';
+  }
+  const names = process.platform === 'win32' ? ['partner.cmd', 'partner.exe', 'partner'] : ['partner'];
+  for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    for (const name of names) {
+      let found: string;
+      try {
+        found = realpathSync(join(dir, name));
+      } catch {
+        continue;
+      }
+      return found === self ? 'partner' : 'npx partner';
+    }
+  }
+  return 'npx partner';
 }
 
 /**
@@ -118,14 +145,15 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
       );
     }
   }
+  const cli = cliCommand(io.env, process.argv[1]);
   out.push(
     `  operator: ${dataDir}/local.json (base_url and operator token, mode 0600)`,
     '',
     'Next, in another terminal:',
-    '  partner brands list',
-    '  partner branches list',
-    '  partner orders list',
-    '  partner operator businesses list',
+    `  ${cli} brands list`,
+    `  ${cli} branches list`,
+    `  ${cli} orders list`,
+    `  ${cli} operator businesses list${opts.data !== undefined && opts.data !== defaultDataDir(io.env) ? ` --data ${dataDir}` : ''}`,
     '',
     'Stop with Ctrl-C.',
   );
