@@ -8,11 +8,12 @@ import { describe, expect, it } from 'vitest';
 // The patterns are assembled from pieces so this file does not match them itself.
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const SKIP = new Set(['node_modules', 'dist', 'coverage', '.git', '.tmp']);
+const SKIP = new Set(['node_modules', 'dist', 'coverage']);
 
 function walk(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
-    if (SKIP.has(name)) continue;
+    // Dot folders are the user's (.partner-local/ of the README, .git) except the CI script's.
+    if (SKIP.has(name) || (name.startsWith('.') && name !== '.ci')) continue;
     const p = join(dir, name);
     if (statSync(p).isDirectory()) walk(p, out);
     else if (/\.(ts|mjs|js|json|md|yaml|yml|sh)$/.test(name) || name === 'run') out.push(p);
