@@ -5,7 +5,7 @@ import { reportError } from './output/errors.js';
 
 const api = (status: number, code = 'x') => new ApiError({ code, message: 'm', status, request_id: 'req_1' });
 
-describe('exit codes (DESIGN §8)', () => {
+describe('exit codes (docs/cli.md)', () => {
   it.each([
     [api(401), 3],
     [api(403), 3],

@@ -1,4 +1,4 @@
-// CLI-side failures and the exit-code table of DESIGN §8.
+// CLI-side failures and the exit-code table (docs/cli.md, "Errors and exit codes").
 
 /** Bad command-line input: exit 2. The message names the flag or file at fault. */
 export class UsageError extends Error {

@@ -31,3 +31,10 @@ export const CONFIG_FILE_NAME = 'config.json';
 export function configFilePath(configDir: string): string {
   return join(configDir, CONFIG_FILE_NAME);
 }
+
+/** Where the CLI keeps state it can rebuild (menu push ids): `$XDG_STATE_HOME/partner` on Unix. */
+export function defaultStateDir(env: Env = process.env): string {
+  if (process.platform === 'win32')
+    return join(env.LOCALAPPDATA || join(home(env), 'AppData', 'Local'), 'partner', 'State');
+  return join(env.XDG_STATE_HOME || join(home(env), '.local', 'state'), 'partner');
+}

@@ -26,11 +26,11 @@ export interface OperationSpec {
   status?: 200 | 201;
   /** The response is `{results, page, size, total}` and the CLI offers `--all`. */
   paginated?: boolean;
-  /** CLI name (DESIGN §9) and a help example; path params become positional arguments in path order. */
+  /** CLI name (docs/cli.md) and a help example; path params become positional arguments in path order. */
   cli: {
     command: readonly string[];
     example: string;
-    /** Flag names where DESIGN pins one other than the kebab-cased field (`business_id` → `business`). */
+    /** Flag names fixed by hand where they differ from the kebab-cased field (`business_id` → `business`). */
     flags?: Readonly<Record<string, string>>;
   } | null;
 }

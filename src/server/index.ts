@@ -14,7 +14,7 @@ import { newToken } from './security/secrets.js';
 import { type SeededCredential, seedDemo } from './seed/demo.js';
 import { openDb } from './store/db.js';
 
-/** DESIGN §6: 8 attempts in all, the first at once. */
+/** docs/webhooks.md: 8 attempts in all, the first at once. */
 export const DEFAULT_RETRY_SCHEDULE = [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000];
 
 export type { SeededCredential } from './seed/demo.js';
@@ -29,7 +29,7 @@ export interface ServerOptions {
   /** Injectable clock (ms since epoch) for tests that move time. */
   now?: () => number;
   version?: string;
-  /** Webhook retry delays in ms (DESIGN §6); the default is 10 s, 1 min, 5 min, 30 min, 2 h, 6 h, 12 h. */
+  /** Webhook retry delays in ms (docs/webhooks.md); the default is 10 s, 1 min, 5 min, 30 min, 2 h, 6 h, 12 h. */
   retrySchedule?: number[];
   logErrors?: (err: unknown) => void;
 }

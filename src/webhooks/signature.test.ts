@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sign, verify } from './signature.js';
 
-// Vectors computed outside the project (shared/fixtures).
+// Vectors computed outside the project (test/fixtures/README.md says where they come from).
 const fixture = JSON.parse(
-  readFileSync(new URL('../../../shared/fixtures/webhook-vectors.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../test/fixtures/webhook-vectors.json', import.meta.url), 'utf8'),
 ) as { vectors: { name: string; secret: string; body_base64: string; signature: string }[] };
 
 describe('webhook signatures', () => {

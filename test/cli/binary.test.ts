@@ -111,7 +111,7 @@ describe('the binary', () => {
     expect(r.stderr).toBe('');
   });
 
-  describe('exit-code table (DESIGN §8)', () => {
+  describe('exit-code table (docs/cli.md)', () => {
     it('0 ok', async () => {
       expect((await partner(['providers', 'list'])).code).toBe(0);
     });

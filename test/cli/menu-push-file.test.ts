@@ -7,8 +7,18 @@ import { currentOf, desiredOf, matchKeys } from '../../src/cli/flows/menu-push/m
 import { plan, reconcileOrder } from '../../src/cli/flows/menu-push/plan.js';
 import { idempotencyKey } from '../../src/cli/flows/menu-push/run.js';
 import { menuFileJsonSchema } from '../../src/cli/flows/menu-push/schema.js';
-import { emptyTarget } from '../../src/cli/flows/menu-push/state.js';
+import {
+  emptyTarget,
+  menuStateDir,
+  type RunRecord,
+  statePath,
+  type TargetState,
+  targetId,
+} from '../../src/cli/flows/menu-push/state.js';
+import { defaultConfigDir } from '../../src/cli/paths.js';
 import { runCli, tempDir } from './run-cli.js';
+import { BIG, bigMenu } from '../helpers/big-menu.js';
+import { listBound, type MenuOp } from '../../src/cli/flows/menu-push/bounds.js';
 
 // The menu file of `partner menu push` without a server: validation with file:line, the
 // published JSON Schema, and the planner's pure parts.
@@ -27,9 +37,9 @@ function problems(text: string, file = 'menu.yaml'): string[] {
 }
 
 describe('menu file validation', () => {
-  it('the sample (docs/examples) and the shared fixture are valid', () => {
+  it('the sample (docs/examples) and the design fixture (test/fixtures) are valid', () => {
     expect(problems(SAMPLE)).toEqual([]);
-    expect(problems(readFileSync('/work/shared/fixtures/menu.sample.yaml', 'utf8'))).toEqual([]);
+    expect(problems(readFileSync(join(root, 'test/fixtures/menu.sample.yaml'), 'utf8'))).toEqual([]);
   });
 
   it('a bare number as a price is reported with the file, line and path', () => {
@@ -220,6 +230,164 @@ describe('planner', () => {
         sync.build(() => 1),
       ),
     ).not.toBe(s1);
+  });
+});
+
+describe('where the push state lives', () => {
+  it('the XDG state dir by default, beside the profiles when the config dir was moved', () => {
+    const env = { HOME: '/home/ana' };
+    expect(menuStateDir(env, defaultConfigDir(env))).toBe('/home/ana/.local/state/partner/menu-push');
+    const xdg = { ...env, XDG_STATE_HOME: '/xdg/state', XDG_CONFIG_HOME: '/xdg/config' };
+    expect(menuStateDir(xdg, defaultConfigDir(xdg))).toBe('/xdg/state/partner/menu-push');
+    const moved = { ...env, PARTNER_CONFIG_DIR: '/tmp/cfg' };
+    expect(menuStateDir(moved, defaultConfigDir(moved))).toBe('/tmp/cfg/menu-push');
+    expect(menuStateDir(env, '/given/config')).toBe('/given/config/menu-push');
+  });
+
+  it('one file per server, business, brand, branch set and menu file, named after the menu file', () => {
+    const id = targetId('http://127.0.0.1:8787', 1, 12, undefined, '/w/menus/lunch.yaml');
+    const p = statePath('/s', id);
+    expect(p).toMatch(/^\/s\/lunch-[0-9a-f]{16}\.json$/);
+    expect(statePath('/s', targetId('http://127.0.0.1:8787', 1, 12, undefined, '/w/menus/lunch.yaml'))).toBe(
+      p,
+    );
+    const others = [
+      targetId('http://127.0.0.1:9999', 1, 12, undefined, '/w/menus/lunch.yaml'),
+      targetId('http://127.0.0.1:8787', 2, 12, undefined, '/w/menus/lunch.yaml'),
+      targetId('http://127.0.0.1:8787', 1, 13, undefined, '/w/menus/lunch.yaml'),
+      targetId('http://127.0.0.1:8787', 1, 12, [3, 4], '/w/menus/lunch.yaml'),
+      targetId('http://127.0.0.1:8787', 1, 12, undefined, '/w/other/lunch.yaml'),
+    ];
+    expect(new Set([p, ...others.map((o) => statePath('/s', o))]).size).toBe(6);
+    // The branch set is a set: order does not matter.
+    expect(statePath('/s', targetId('http://h', 1, 12, [4, 3], '/f.yaml'))).toBe(
+      statePath('/s', targetId('http://h', 1, 12, [3, 4], '/f.yaml')),
+    );
+  });
+});
+
+describe('fresh keys where a replay would be wrong', () => {
+  const empty = {
+    brand_id: 9,
+    title: 'B',
+    sections: [],
+    unlinked: { categories: [], items: [], modifierGroups: [] },
+  };
+  const planFor = (state = emptyTarget('http://x', 1, 9)) => {
+    const desired = desiredOf(parseMenuText(SAMPLE, 'm.yaml').menu);
+    const current = currentOf(empty);
+    return plan({ desired, current, matching: matchKeys(desired, current, state), state, brand_id: 9 });
+  };
+  const run: TargetState & { run: RunRecord } = {
+    ...emptyTarget('http://x', 1, 9),
+    run: { id: 'run-1', started_at: '', writes: 0 },
+  };
+  const key = (t: typeof run, step: ReturnType<typeof planFor>['steps'][number]) =>
+    idempotencyKey(
+      t,
+      step,
+      step.build(() => 1),
+    );
+
+  it('a step the server refused (4xx, stored under its key) is sent with a new key when resumed', () => {
+    const step = planFor().steps.find((x) => x.op === 'linkCategoryToSection')!;
+    const k = key(run, step);
+    expect(key({ ...run, run: { ...run.run, refused: { [step.id]: 1 } } }, step)).not.toBe(k);
+    expect(key({ ...run, run: { ...run.run, refused: { [step.id]: 2 } } }, step)).not.toBe(
+      key({ ...run, run: { ...run.run, refused: { [step.id]: 1 } } }, step),
+    );
+    expect(key({ ...run, run: { ...run.run, refused: { 'another step': 1 } } }, step)).toBe(k);
+  });
+
+  it('a create for a key whose recorded id was deleted is not a replay of the create that made it', () => {
+    const first = planFor().steps.find((x) => x.id === 'create:section:all-day')!;
+    const state = emptyTarget('http://x', 1, 9);
+    state.ids.sections['all-day'] = 77;
+    const again = planFor(state).steps.find((x) => x.id === 'create:section:all-day')!;
+    expect(key(run, again)).not.toBe(key(run, first));
+  });
+});
+
+describe('list bounds', () => {
+  const empty = {
+    brand_id: 9,
+    title: 'B',
+    sections: [],
+    unlinked: { categories: [], items: [], modifierGroups: [] },
+  };
+  const planOf = (menu: unknown) => {
+    const desired = desiredOf(parseMenuText(JSON.stringify(menu), 'big.json').menu);
+    const current = currentOf(empty);
+    const state = emptyTarget('http://x', 1, 9);
+    return plan({ desired, current, matching: matchKeys(desired, current, state), state, brand_id: 9 });
+  };
+  /** Gives every key of the file an id of its own, as a push would once the creates ran. */
+  const fakeIds = () => {
+    const ids = new Map<string, number>();
+    return (kind: string, ref: string | number) => {
+      if (typeof ref === 'number') return ref;
+      const k = `${kind}:${ref}`;
+      if (!ids.has(k)) ids.set(k, ids.size + 1);
+      return ids.get(k)!;
+    };
+  };
+
+  it('a 2,000-item menu: every list call stays within the bound the contract gives it, in order', () => {
+    const p = planOf(bigMenu());
+    const resolve = fakeIds();
+    const sent = new Map<string, number[]>();
+    for (const step of p.steps) {
+      const { body } = step.build(resolve);
+      for (const [field, v] of Object.entries(body)) {
+        if (!Array.isArray(v)) continue;
+        expect(v.length, `${step.op}.${field}`).toBeLessThanOrEqual(listBound(step.op as MenuOp, field));
+        if (field !== 'modifier_ids' || step.op !== 'linkModifierGroupToItem') {
+          const k = `${step.op}.${field}`;
+          sent.set(k, [...(sent.get(k) ?? []), ...v]);
+        }
+      }
+      // People read these lines (the plan, progress, a failure): no list of a thousand keys.
+      expect(step.text.length, step.text).toBeLessThanOrEqual(160);
+    }
+    // Everything is linked, once, in the file's order.
+    const ids = (kind: string, keys: string[]) => keys.map((k) => resolve(kind, k));
+    const cats = Array.from({ length: BIG.categories }, (_, c) => `cat-${c}`);
+    expect(sent.get('linkCategoryToSection.category_ids')).toEqual(ids('categories', cats));
+    const items = Array.from({ length: BIG.items }, (_, i) => `item-${i}`).sort(
+      (a, b) => (Number(a.slice(5)) % BIG.categories) - (Number(b.slice(5)) % BIG.categories),
+    );
+    expect([...(sent.get('linkModifierGroupToItem.item_ids') ?? [])].sort((a, b) => a - b)).toEqual(
+      ids('items', items).sort((a, b) => a - b),
+    );
+    const tops = Array.from({ length: BIG.toppings }, (_, i) => `top-${i}`);
+    expect(sent.get('linkModifiersToGroup.modifier_ids')).toEqual(
+      ids('items', ['size-s', 'size-m', 'size-l', ...tops]),
+    );
+    expect(p.steps.filter((s) => s.op === 'linkCategoryToSection')).toHaveLength(2);
+    expect(p.steps.filter((s) => s.op === 'linkModifierGroupToItem')).toHaveLength(3);
+  });
+
+  it('a group too big to restate when offering it on an item is a file problem before any request', async () => {
+    const menu = bigMenu({ categories: 1, items: 1, toppings: 501 });
+    (menu.sections[0]!.categories[0]!.items[0] as { modifierGroups: string[] }).modifierGroups = ['toppings'];
+    const dir = tempDir('partner-menu-');
+    const text = JSON.stringify(menu, null, 1);
+    writeFileSync(join(dir, 'big.json'), text);
+    // No profile and no server: the check comes before any request.
+    const r = await runCli(['menu', 'push', 'big.json', '--brand', '1', '--base-url', 'http://127.0.0.1:9'], {
+      cwd: dir,
+    });
+    expect(r.code, r.stderr).toBe(2);
+    const lines = text.split('\n');
+    const group = lines.findIndex((l) => l.includes('"key": "toppings"'));
+    const line = lines.findIndex((l, i) => i > group && l.includes('"modifiers"')) + 1;
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^big\\.json:${line}: modifierGroups\\[1\\]\\.modifiers: 501 modifiers in a group offered on items \\(first: item-0\\); .* at most 500$`,
+        'm',
+      ),
+    );
+    expect(r.stderr).toMatch(/nothing was sent/);
   });
 });
 

@@ -1,10 +1,17 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  copyFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startProxy } from '../helpers/proxy.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
 import { freshBrand } from '../server/menus-helpers.js';
 import { fakePrompter, profileDir, runCli, tempDir } from './run-cli.js';
@@ -42,6 +49,18 @@ function sampleCopy(text?: string): string {
 
 // biome-ignore lint/suspicious/noExplicitAny: the business tree as JSON
 type Json = any;
+
+/** The push state of a menu file: one file per target under the config dir's menu-push/. */
+function stateOf(file: string): { path: string; target: Json } | undefined {
+  const dir = join(configDir, 'menu-push');
+  if (!existsSync(dir)) return undefined;
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
+    const doc = JSON.parse(readFileSync(join(dir, name), 'utf8'));
+    const target = Object.values(doc.targets).find((t: Json) => t.file === file);
+    if (target) return { path: join(dir, name), target };
+  }
+  return undefined;
+}
 
 async function brandTree(brandId: number): Promise<Json> {
   const r = await call(s, 'GET', '/v1/partner/menus');
@@ -136,8 +155,7 @@ describe('menu push', () => {
     });
 
     // The state file maps every key to its id.
-    const state = JSON.parse(readFileSync(join(file, '../.partner-menu-state.json'), 'utf8'));
-    const target = Object.values(state.targets)[0] as Json;
+    const { target } = stateOf(file)!;
     expect(target.run).toBeUndefined();
     expect(target.ids.items['nasi-goreng']).toBe(ng.id);
     expect(target.last_push.version).toBe(1);
@@ -183,12 +201,12 @@ describe('menu push', () => {
     const file = sampleCopy();
     const r = await cli(['menu', 'push', file, '--brand', String(brandId), '--dry-run']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^Dry run: .* would take 39 steps \(nothing is written\):/);
+    expect(r.stdout).toMatch(/^Dry run: .* would make 39 write calls; nothing is written:/);
     expect(r.stdout).toContain('  + create item nasi-goreng "Nasi goreng"');
     expect(r.stdout).toContain('  + offer modifier group toppings on items nasi-goreng, mie-goreng');
     expect(r.stdout).toContain(`  » publish brand ${brandId}`);
     expect(rows(brandId)).toEqual({ sections: 0, categories: 0, items: 0, groups: 0 });
-    expect(existsSync(join(file, '../.partner-menu-state.json'))).toBe(false);
+    expect(stateOf(file)).toBeUndefined();
     const j = JSON.parse(
       (await cli(['menu', 'push', file, '--brand', String(brandId), '--dry-run', '--json'])).stdout,
     );
@@ -339,87 +357,109 @@ describe('menu push', () => {
 
 // ─── interrupted pushes ─────────────────────────────────────────────────────────────────────
 
-interface LogEntry {
-  n: number;
-  method: string;
-  path: string;
-  key?: string;
-  status?: number;
-  replayed?: boolean;
-  fate?: 'refused' | 'answer lost';
-}
+describe('menu push: the state', () => {
+  const tiny = (tag: string) =>
+    [
+      'sections:',
+      '  - key: mains',
+      `    title: Mains ${tag}`,
+      '    categories:',
+      '      - key: food',
+      `        title: Food ${tag}`,
+      '        items:',
+      `          - {key: x, title: Burger ${tag}, partner_item_id: SKU-${tag}-1, prices: {"1": "10.00"}}`,
+      '',
+    ].join('\n');
 
-/**
- * A proxy in front of the server that can lose answers: requests in `loseAnswer` reach the
- * server but the connection is cut before the answer; after `cutAfter`, every request is cut
- * before it reaches the server (the network is gone).
- */
-async function startProxy(target: string) {
-  const log: LogEntry[] = [];
-  const ctl = {
-    cutAfter: Number.POSITIVE_INFINITY,
-    loseAnswer: new Set<number>(),
-    delayMs: 0,
-    /** Runs before a request is forwarded (e.g. to let something else reach the server first). */
-    before: undefined as ((e: LogEntry, body: string) => Promise<void>) | undefined,
-  };
-  let n = 0;
-  const server: Server = createServer(async (req, res) => {
-    const entry: LogEntry = {
-      n: ++n,
-      method: req.method!,
-      path: req.url!,
-      ...(typeof req.headers['idempotency-key'] === 'string' ? { key: req.headers['idempotency-key'] } : {}),
-    };
-    log.push(entry);
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    if (entry.n > ctl.cutAfter) {
-      entry.fate = 'refused';
-      req.socket.destroy();
-      return;
-    }
-    if (ctl.delayMs) await new Promise((r) => setTimeout(r, ctl.delayMs));
-    await ctl.before?.(entry, Buffer.concat(chunks).toString());
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers))
-      if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
-    const up = await fetch(target + req.url, {
-      method: req.method!,
-      headers,
-      ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
-    });
-    const body = Buffer.from(await up.arrayBuffer());
-    entry.status = up.status;
-    entry.replayed = up.headers.get('idempotent-replayed') === 'true';
-    if (ctl.loseAnswer.has(entry.n)) {
-      entry.fate = 'answer lost';
-      req.socket.destroy();
-      return;
-    }
-    const out: Record<string, string> = {};
-    up.headers.forEach((v, k) => {
-      if (
-        !['content-encoding', 'transfer-encoding', 'connection', 'keep-alive', 'content-length'].includes(k)
-      )
-        out[k] = v;
-    });
-    res.writeHead(up.status, out);
-    res.end(body);
+  it('two menu files of one folder pushed to one brand do not see each other (state per file, not beside it)', async () => {
+    const { brandId } = await freshBrand(s);
+    const dir = tempDir('partner-menu-');
+    const a = join(dir, 'a.yaml');
+    const b = join(dir, 'b.yaml');
+    writeFileSync(a, tiny('A'));
+    writeFileSync(b, tiny('B'));
+    const brand = ['--brand', String(brandId)];
+    expect((await cli(['menu', 'push', a, ...brand])).code).toBe(0);
+    // b.yaml uses the same keys: with a state shared by the folder they would name a.yaml's ids.
+    const diff = JSON.parse((await cli(['menu', 'diff', b, ...brand, '--json'])).stdout);
+    expect(diff.create).toEqual({ sections: 1, categories: 1, items: 1, modifiers: 0, modifier_groups: 0 });
+    expect(diff.plan.filter((x: Json) => x.action === 'update')).toEqual([]);
+    expect((await cli(['menu', 'push', b, ...brand])).code).toBe(0);
+    const tree = await brandTree(brandId);
+    expect(tree.sections.map((x: Json) => x.title)).toEqual(['Mains A', 'Mains B']);
+    expect(JSON.parse((await cli(['menu', 'diff', a, ...brand, '--json'])).stdout).steps).toBe(0);
+    expect(JSON.parse((await cli(['menu', 'diff', b, ...brand, '--json'])).stdout).steps).toBe(0);
+    // Nothing lands in the user's folder; each file has its own private state file.
+    expect(readdirSync(dir).sort()).toEqual(['a.yaml', 'b.yaml']);
+    const [sa, sb] = [stateOf(a)!, stateOf(b)!];
+    expect(sa.path).not.toBe(sb.path);
+    expect(sa.path.startsWith(join(configDir, 'menu-push'))).toBe(true);
+    expect(statSync(sa.path).mode & 0o777).toBe(0o600);
+    expect(sa.target).toMatchObject({ base_url: s.baseUrl, brand_id: brandId, branch_ids: null, file: a });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    log,
-    ctl,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
+
+  it('an old state beside the menu file: its own part is taken over with a note, another file ignores it', async () => {
+    const { brandId } = await freshBrand(s);
+    const file = sampleCopy();
+    const brand = ['--brand', String(brandId)];
+    expect((await cli(['menu', 'push', file, ...brand])).code).toBe(0);
+    // What an older version would have left: one file per folder, keyed by server, business, brand.
+    const { path, target } = stateOf(file)!;
+    rmSync(path);
+    const old = join(file, '../.partner-menu-state.json');
+    const oldKey = `${s.baseUrl} business ${s.credential.businessId} brand ${brandId}`;
+    writeFileSync(
+      old,
+      JSON.stringify({
+        version: 1,
+        targets: {
+          [oldKey]: {
+            base_url: s.baseUrl,
+            business_id: s.credential.businessId,
+            brand_id: brandId,
+            ids: target.ids,
+            last_push: { at: '2026-01-01T00:00:00.000Z', file, version: 1 },
+          },
+        },
       }),
-  };
-}
+    );
+    // Renamed: only the recorded id can tell it is the same section.
+    writeFileSync(file, readFileSync(file, 'utf8').replace('title: All day', 'title: All day long'));
+    const taken = await cli(['menu', 'diff', file, ...brand, '--json']);
+    expect(taken.stderr).toMatch(
+      /^note: took this file's push state from .*\.partner-menu-state\.json \(now kept in /m,
+    );
+    expect(JSON.parse(taken.stdout).plan.map((x: Json) => x.text)).toContain(
+      'update section all-day: title "All day" → "All day long"',
+    );
+    expect((await cli(['menu', 'push', file, ...brand])).code).toBe(0);
+    const quiet = await cli(['menu', 'diff', file, ...brand]);
+    expect(quiet.stderr).toBe('');
+    expect(quiet.stdout).toMatch(/^No changes/);
+
+    // Another menu file of the folder: the old state is not its own.
+    const other = join(file, '../other.yaml');
+    writeFileSync(other, readFileSync(file, 'utf8'));
+    const ignored = await cli(['menu', 'diff', other, ...brand, '--json']);
+    expect(ignored.stderr).toMatch(
+      /^note: ignoring .*\.partner-menu-state\.json \(older versions shared it/m,
+    );
+    expect(JSON.parse(ignored.stdout).steps).toBe(0); // matched by SKU and title instead
+  });
+
+  it('--reset-state plans as if nothing were recorded (ids are matched again by SKU and title)', async () => {
+    const { brandId } = await freshBrand(s);
+    const file = sampleCopy();
+    const brand = ['--brand', String(brandId)];
+    expect((await cli(['menu', 'push', file, ...brand])).code).toBe(0);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('title: Drinks', 'title: Beverages'));
+    const kept = JSON.parse((await cli(['menu', 'diff', file, ...brand, '--json'])).stdout);
+    expect(kept.update.sections).toBe(1);
+    const reset = JSON.parse((await cli(['menu', 'diff', file, ...brand, '--reset-state', '--json'])).stdout);
+    expect(reset.update.sections).toBe(0);
+    expect(reset.create.sections).toBe(1);
+  });
+});
 
 describe('menu push: interrupted and resumed', () => {
   it('a lost answer is retried with the same Idempotency-Key and replayed, not applied twice', async () => {
@@ -474,8 +514,7 @@ describe('menu push: interrupted and resumed', () => {
           /Push stopped after \d+ of 39 steps, at: .*run the same command again to resume\./,
         );
         expect(broken.stderr).toMatch(/error network: /);
-        const state = JSON.parse(readFileSync(join(file, '../.partner-menu-state.json'), 'utf8'));
-        const target = Object.values(state.targets)[0] as Json;
+        const { target } = stateOf(file)!;
         expect(target.run.id).toEqual(expect.any(String));
 
         proxy.ctl.cutAfter = Number.POSITIVE_INFINITY;
@@ -562,7 +601,7 @@ describe('menu push: interrupted and resumed', () => {
       JSON.parse((await cli(['menu', 'diff', file, '--brand', String(brandId), '--json'])).stdout).steps,
     ).toBe(0);
     // Without it, the modifiers' SKUs are refused on create: the push adopts them, no duplicates.
-    rmSync(join(file, '../.partner-menu-state.json'));
+    rmSync(stateOf(file)!.path);
     const r = await cli(['menu', 'push', file, '--brand', String(brandId), '--yes']);
     expect(r.code, r.stderr).toBe(0);
     expect(rows(brandId)).toEqual(expected);

@@ -4,7 +4,7 @@ import { MANIFEST } from '../../src/cli/manifest/data.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { fakePrompter, tempDir } from './run-cli.js';
 
-// The registered command tree carries the names and flags DESIGN §7 and §9 pin.
+// The registered command tree carries the documented names and flags (docs/cli.md).
 
 function tree(): Command {
   return buildProgram(
@@ -87,7 +87,7 @@ const opExists = (path: string) =>
   !['menu', 'items', 'oos-activity', 'operator'].includes(path.split(' ')[0]!) ||
   MANIFEST.ops.some((o) => o.cli?.command.join(' ') === path);
 
-describe('command names (DESIGN §7, §9)', () => {
+describe('command names (docs/cli.md)', () => {
   const root = tree();
   for (const [path, args, flags] of PINNED) {
     it.skipIf(!opExists(path))(`partner ${path} ${args.join(' ')} ${flags.join(' ')}`, () => {

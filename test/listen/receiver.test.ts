@@ -12,9 +12,7 @@ import { OrderMemory, RecentIds } from '../../src/cli/listen/seen.js';
 import { sign } from '../../src/webhooks/signature.js';
 
 const vectors = (
-  JSON.parse(
-    readFileSync(new URL('../../../shared/fixtures/webhook-vectors.json', import.meta.url), 'utf8'),
-  ) as {
+  JSON.parse(readFileSync(new URL('../fixtures/webhook-vectors.json', import.meta.url), 'utf8')) as {
     vectors: { name: string; secret: string; body_base64: string; signature: string }[];
   }
 ).vectors;
@@ -226,7 +224,7 @@ describe('listen output', () => {
     expect(text).toContain('order #42 READY (4) · 125000.00 IDR');
   });
 
-  it('prints one JSON object per line with the DESIGN §6b fields', () => {
+  it('prints one JSON object per line with the documented fields', () => {
     const line = jsonLine(event({}));
     expect(line.endsWith('\n')).toBe(true);
     expect(Object.keys(JSON.parse(line))).toEqual([

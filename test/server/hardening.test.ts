@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, call, startTestServer, type TestServer } from '../helpers/server.js';
 
-// Findings of a review against DESIGN §3: each of these once answered wrongly.
+// Findings of a review against the wire rules (docs/api.md): each of these once answered wrongly.
 
 let s: TestServer;
 beforeAll(async () => {

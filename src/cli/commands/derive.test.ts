@@ -56,7 +56,7 @@ describe('flag naming', () => {
     });
   });
 
-  it('uses the DESIGN §7 names for operator credential flags', () => {
+  it('uses the documented names for operator credential flags', () => {
     const rotate = MANIFEST.ops.find((o) => o.id === 'operatorRotateCredential')!;
     const scopes = MANIFEST.ops.find((o) => o.id === 'operatorSetCredentialScopes')!;
     const create = MANIFEST.ops.find((o) => o.id === 'operatorCreateCredential')!;
@@ -154,7 +154,7 @@ describe('the command tree from the real table', () => {
     for (const o of MANIFEST.ops) if (o.cli) expect(deriveCommand(o, OVERRIDES[o.id])).toBeDefined();
   });
 
-  it('has the DESIGN §9 names for the operations that exist', () => {
+  it('has the documented command names for the operations that exist', () => {
     const pinned = [
       'brands list',
       'brands create',

@@ -115,7 +115,7 @@ export function kebab(name: string): string {
 /**
  * `brand_id` → `--brand` (alias `--brand-id`), `branch_ids` → `--branch` repeatable (alias
  * `--branch-ids`), `fieldIncludeOnSync` → `--field-include-on-sync`: the short forms are the
- * names of DESIGN §9 (`orders list --branch ID`, `menu sync --brand ID --branch ID…`).
+ * documented names (docs/cli.md: `orders list --branch ID`, `menu sync --brand ID --branch ID…`).
  */
 export function flagNamesFor(field: ManifestField, op: ManifestOp): { name: string; aliases: string[] } {
   const fixed = op.cli?.flags?.[field.name];

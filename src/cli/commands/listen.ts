@@ -6,7 +6,7 @@ import { untilSignal } from '../io.js';
 import { readConfigFile } from '../profile-file.js';
 import type { Action } from './action.js';
 
-// `partner listen` (DESIGN §6b): a local webhook receiver that verifies signatures and prints
+// `partner listen` (docs/webhooks.md): a local webhook receiver that verifies signatures and prints
 // events. The receiver itself is src/cli/listen/; this is the command around it.
 
 const EVENT_TYPES = [

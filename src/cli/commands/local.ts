@@ -1,5 +1,9 @@
+import { mkdirSync, realpathSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import type { RunningServer } from '../../server/index.js';
+import { UsageError } from '../errors.js';
 import { defaultDataDir } from '../paths.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { untilSignal } from '../io.js';
 import { openProfiles } from '../profiles.js';
 
@@ -36,19 +40,61 @@ export function parseRetrySchedule(text: string): number[] {
   });
 }
 
-/** `partner local start`: runs the API server in the foreground until SIGINT/SIGTERM. */
+/**
+ * How to type the CLI in another terminal: `partner` when the first `partner` on PATH is this very
+ * script (a global install, `npm link`), else `npx partner` (a clone: `npm start`, `node bin/…`).
+ */
+export function cliCommand(env: NodeJS.ProcessEnv, script: string | undefined): string {
+  let self: string;
+  try {
+    self = realpathSync(script ?? '');
+  } catch {
+    return 'npx partner';
+  }
+  const names = process.platform === 'win32' ? ['partner.cmd', 'partner.exe', 'partner'] : ['partner'];
+  for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    for (const name of names) {
+      let found: string;
+      try {
+        found = realpathSync(join(dir, name));
+      } catch {
+        continue;
+      }
+      return found === self ? 'partner' : 'npx partner';
+    }
+  }
+  return 'npx partner';
+}
+
+/**
+ * `partner local start`: runs the API server in the foreground until SIGINT/SIGTERM. Bad input,
+ * a data dir another server uses and a port in use are usage errors (exit 2, printed by the CLI
+ * like every other error).
+ */
 export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promise<number> {
   let retrySchedule: number[] | undefined;
   try {
     retrySchedule = opts.retrySchedule ? parseRetrySchedule(opts.retrySchedule) : undefined;
   } catch (err) {
-    io.stderr.write(`partner: ${(err as Error).message}\n`);
-    return 2;
+    throw new UsageError((err as Error).message);
   }
   const dataDir = opts.data ?? defaultDataDir(io.env);
-  const { startServer } = await import('../../server/index.js');
+  // Before anything is opened or written: a second server on these files would rewrite
+  // local.json and the `local` profile under the first one's feet.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const locked = await lockDataDir(dataDir);
+  if (!locked.ok) {
+    const { pid, url } = locked.heldBy;
+    throw new UsageError(
+      `${url ? `already served at ${url}` : 'already being started'} (pid ${pid}): another \`partner local start\` uses ${dataDir}; use that one, stop it, or pass --data DIR for a second server`,
+    );
+  }
+  const lock = locked.lock;
+  if (lock.recoveredFrom !== undefined)
+    io.stderr.write(`partner: took over the lock of a server that is gone (pid ${lock.recoveredFrom})\n`);
   let server: RunningServer;
   try {
+    const { startServer } = await import('../../server/index.js');
     server = await startServer({
       dataDir,
       host: opts.host ?? '127.0.0.1',
@@ -59,16 +105,15 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
       ...(retrySchedule ? { retrySchedule } : {}),
     });
   } catch (err) {
+    lock.release();
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'EADDRINUSE') {
-      io.stderr.write(
-        `partner: port ${opts.port ?? 8787} on ${opts.host ?? '127.0.0.1'} is in use; pass --port N (0 picks a free one)\n`,
+    if (e.code === 'EADDRINUSE')
+      throw new UsageError(
+        `port ${opts.port ?? 8787} on ${opts.host ?? '127.0.0.1'} is in use; pass --port N (0 picks a free one)`,
       );
-      return 1;
-    }
-    io.stderr.write(`partner: could not start the local server: ${e.message}\n`);
-    return 1;
+    throw new Error(`could not start the local server: ${e.message}`);
   }
+  lock.setUrl(server.baseUrl);
 
   const profiles = openProfiles({ ...(io.configDir ? { configDir: io.configDir } : {}), env: io.env });
   const out: string[] = [`partner local server listening on ${server.baseUrl}`, `  data:     ${dataDir}`];
@@ -100,14 +145,15 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
       );
     }
   }
+  const cli = cliCommand(io.env, process.argv[1]);
   out.push(
     `  operator: ${dataDir}/local.json (base_url and operator token, mode 0600)`,
     '',
     'Next, in another terminal:',
-    '  partner brands list',
-    '  partner branches list',
-    '  partner orders list',
-    '  partner operator businesses list',
+    `  ${cli} brands list`,
+    `  ${cli} branches list`,
+    `  ${cli} orders list`,
+    `  ${cli} operator businesses list${opts.data !== undefined && opts.data !== defaultDataDir(io.env) ? ` --data ${dataDir}` : ''}`,
     '',
     'Stop with Ctrl-C.',
   );
@@ -115,6 +161,10 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
 
   const signal = await (io.untilStopped ?? untilSignal)();
   io.stderr.write(`partner: ${signal}: finishing in-flight requests and closing the database\n`);
-  await server.close();
+  try {
+    await server.close();
+  } finally {
+    lock.release();
+  }
   return 0;
 }

@@ -3,7 +3,7 @@ import { coerceArg, readStdin } from '../input.js';
 import { canPrompt } from '../io.js';
 import type { FillInput, Override } from './derive.js';
 
-// Hand-written commands where the generic derivation would be poor (DESIGN §9), keyed by
+// Hand-written commands where the generic derivation would be poor (docs/cli.md), keyed by
 // operation id: each adjusts the derived command rather than re-implementing it, so --data,
 // --json, --idempotency-key, output and errors stay uniform.
 
@@ -96,7 +96,7 @@ export const OVERRIDES: Readonly<Record<string, Override>> = {
     },
   },
 
-  // `operator orders status ORDER_ID STATUS` (DESIGN §7: the status is positional)
+  // `operator orders status ORDER_ID STATUS` (the status is positional)
   operatorSetOrderStatus: {
     args: [{ name: 'status', description: 'any status, code or id (e.g. "DRIVER ASSIGNED" or 7)' }],
     omit: ['status'],

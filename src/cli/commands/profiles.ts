@@ -7,7 +7,7 @@ import { maskSecret } from '../mask.js';
 import type { Profile } from '../profile-file.js';
 import type { Action } from './action.js';
 
-// `partner profiles add|list|use|remove|show` (DESIGN §9). Secrets are never printed: the
+// `partner profiles add|list|use|remove|show` (docs/cli.md). Secrets are never printed: the
 // secret and the webhook secret appear masked (`sk_…x9f2`) in every output, --json included.
 
 /** No OS keyring is reachable from this CLI: secrets live in the 0600 config file. */

@@ -6,7 +6,7 @@ import { readConfigFile } from '../profile-file.js';
 import type { Action } from './action.js';
 import { group } from './register.js';
 
-// `partner webhooks sign|verify` (DESIGN §6b): offline signatures over the exact bytes of a file.
+// `partner webhooks sign|verify` (docs/webhooks.md): offline signatures over the exact bytes of a file.
 
 async function bytes(ctx: Ctx, file: string): Promise<Buffer> {
   if (file === '-') return Buffer.from(await readStdin(ctx.io, 'FILE -'));

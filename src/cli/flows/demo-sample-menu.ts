@@ -1,8 +1,8 @@
-// The sample menu of the docs (docs/examples/menu.sample.yaml, format of DESIGN §10), embedded so the
+// The sample menu of the docs (docs/examples/menu.sample.yaml, format in docs/menu-push.md), embedded so the
 // published package carries it: docs/ is not in package.json "files". `partner demo` pushes it;
 // test/cli/demo.test.ts checks that it still says what the copy in the docs says.
 export const SAMPLE_MENU_YAML = `# yaml-language-server: $schema=../menu-file.schema.json
-# A sample menu for \`partner menu push\` (format: DESIGN.md §10).
+# A sample menu for \`partner menu push\` (format: docs/menu-push.md).
 # Provider ids ("1", "2") must exist: \`partner providers list\`. Prices are decimal strings.
 modifierGroups:
   - key: spice

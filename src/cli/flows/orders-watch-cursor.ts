@@ -6,7 +6,7 @@ import { join } from 'node:path';
 // which `updated_at`, and where the created_at window ended. Kept in a cursor file per
 // profile + filters so a restarted watch shows every order and every change exactly once.
 
-/** DELIVERED, CANCELLED, VOID (DESIGN §4). */
+/** DELIVERED, CANCELLED, VOID (docs/orders.md). */
 export const TERMINAL_STATUSES: ReadonlySet<number> = new Set([5, 3, 11]);
 
 export interface TrackedOrder {

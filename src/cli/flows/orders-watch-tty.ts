@@ -204,7 +204,7 @@ export function actionForKey(
   }
 }
 
-/** The partner moves that make sense from a status (DESIGN §4), for the action menu. */
+/** The partner moves that make sense from a status (docs/orders.md), for the action menu. */
 export function actionsFor(status: number): ('accept' | 'ready' | 'delivered' | 'cancel' | 'comment')[] {
   const out: ('accept' | 'ready' | 'delivered' | 'cancel' | 'comment')[] = [];
   // ACCEPTED ← PLACED, PENDING, SCHEDULED · READY ← ACCEPTED · DELIVERED ← READY, PICKED UP

@@ -2,7 +2,7 @@ import { Chalk } from 'chalk';
 import { statusName } from '../../contract/order-statuses.js';
 import type { ForwardResult, ReceivedEvent } from './receiver.js';
 
-/** `--json`: one object per line (DESIGN §6b); the raw bytes stay out, `body` is the parsed JSON. */
+/** `--json`: one object per line (docs/webhooks.md); the raw bytes stay out, `body` is the parsed JSON. */
 export function jsonLine(e: ReceivedEvent): string {
   const { event_id, event_type, attempt, verified, duplicate, stale, received_at, body } = e;
   return `${JSON.stringify({ event_id, event_type, attempt, verified, duplicate, stale, received_at, body })}\n`;

@@ -3,7 +3,7 @@ import { request as undiciRequest } from 'undici';
 import { verify } from '../../webhooks/signature.js';
 import { OrderMemory, RecentIds } from './seen.js';
 
-/** One delivery as the receiver saw it; `--json` prints these fields (DESIGN §6b). */
+/** One delivery as the receiver saw it; `--json` prints these fields (docs/webhooks.md). */
 export interface ReceivedEvent {
   event_id: string;
   event_type: string;

@@ -44,7 +44,7 @@ import { defineOperation as op } from '../operation.js';
 const IdParams = z.object({ id: Id });
 const M = '/v1/partner/menus';
 
-// Menu authoring, layers, operational stock state and OOS history (spec §4.5, DESIGN §5).
+// Menu authoring, layers, operational stock state and OOS history (spec §4.5, docs/menus.md).
 export const menuOperations = {
   getMenu: op({
     id: 'getMenu',

@@ -12,7 +12,7 @@ import {
 import { queryInt } from '../schemas/common.js';
 import { defineOperation as op } from '../operation.js';
 
-// The operator API (DESIGN §7): the "out of band" functions of the spec, bearer operator token.
+// The operator API (docs/api.md, "Local mode"): the "out of band" functions of the spec, bearer operator token.
 const KeyParams = z.object({ key: z.string().min(1).max(100) });
 
 export const operatorOperations = {

@@ -71,7 +71,7 @@ export const orderOperations = {
     },
   }),
 
-  // Operator simulation of marketplace orders (DESIGN §7).
+  // Operator simulation of marketplace orders (docs/orders.md).
   operatorCreateOrder: op({
     id: 'operatorCreateOrder',
     method: 'POST',

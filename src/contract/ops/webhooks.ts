@@ -94,7 +94,7 @@ export const webhookOperations = {
     cli: {
       command: ['operator', 'webhooks', 'log'],
       example: 'partner operator webhooks log --status failed',
-      // `event_id` would otherwise shorten to --event (the _id rule); DESIGN §7 pins --event-id.
+      // `event_id` would otherwise shorten to --event (the _id rule); the documented flag is --event-id.
       flags: { business_id: 'business', event_id: 'event-id' },
     },
   }),

@@ -42,7 +42,7 @@ export const UpdateBrandBody = z
     message: 'give at least one of title, logo, banner',
   });
 
-/** Which providers show a brand or branch (DESIGN §3, `visibility:write`). */
+/** Which providers show a brand or branch (docs/api.md, `visibility:write`). */
 export const Visibility = z.object({ id: z.number().int(), visibilities: VisibilitiesMap });
 
 export const VisibilityBody = z.strictObject({

@@ -9,7 +9,7 @@ import {
   VisibilitiesMap,
 } from './common.js';
 
-// Menus (DESIGN §5): authoring bodies (pinned), the three layers, operational stock state and
+// Menus (docs/menus.md): authoring bodies (pinned), the three layers, operational stock state and
 // the OOS history. Field spellings follow the spec: camelCase for menu fields, snake_case for
 // ids and timestamps.
 

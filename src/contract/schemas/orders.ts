@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { STATUS_CODES, STATUS_ID, type StatusCode } from '../order-statuses.js';
 import { BusinessIdIgnored, Decimal, Id, IntId, IsoDateTime, PaginationQuery } from './common.js';
 
-// Orders (spec §2.8, DESIGN §4) and the event payload shared by webhook delivery and
+// Orders (spec §2.8, docs/orders.md) and the event payload shared by webhook delivery and
 // `partner listen` (spec §6.3).
 
 // ─── Status references ──────────────────────────────────────────────────────────────────────
@@ -144,7 +144,7 @@ export const SetOrderCommentBody = z.strictObject({
   business_id: BusinessIdIgnored,
 });
 
-// ─── Operator requests (order simulation, DESIGN §7) ────────────────────────────────────────
+// ─── Operator requests (order simulation, docs/orders.md) ────────────────────────────────
 
 const Quantity = z.number().int().min(1).max(99);
 const Amount = z.string().regex(/^\d+(\.\d+)?$/, 'must be a non-negative decimal string such as "45000.00"');

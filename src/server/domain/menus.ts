@@ -2,7 +2,7 @@ import type { AvailableTimes } from '../../contract/schemas/common.js';
 import { SYNC_FIELDS } from '../../contract/schemas/menus.js';
 import type { FieldIssue } from '../http/api-error.js';
 
-// Menu layers as pure functions over plain data (DESIGN §5):
+// Menu layers as pure functions over plain data (docs/menus.md):
 //
 //   business definition ──sync──▶ store layer (per brand × branch) ──publish──▶ snapshot
 //
@@ -169,7 +169,7 @@ export interface SnapshotSection {
   blackoutDates: string[];
   categories: SnapshotCategory[];
 }
-/** The pinned snapshot tree (DESIGN §5). */
+/** The snapshot tree, a fixed part of the contract (docs/menus.md). */
 export interface MenuSnapshot {
   brand_id: number;
   branch_id: number;
@@ -481,7 +481,7 @@ export interface LinkRestatement {
 /**
  * linkModifierGroupToItem: min, max and the modifier ids must be restated and match the group
  * (modifier ids as a set; no duplicates); min ≤ max; every restated modifier must be an
- * `onlyModifier` item (DESIGN §5).
+ * `onlyModifier` item (docs/menus.md).
  */
 export function checkGroupLink(
   group: GroupFacts,

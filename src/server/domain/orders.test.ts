@@ -16,7 +16,7 @@ import {
   toMinor,
 } from './orders.js';
 
-// The expected matrix, written out independently of PARTNER_TRANSITIONS (DESIGN §4):
+// The expected matrix, written out independently of PARTNER_TRANSITIONS (docs/orders.md):
 // ACCEPTED ← PLACED, PENDING, SCHEDULED · READY ← ACCEPTED · DELIVERED ← READY, PICKED UP ·
 // CANCELLED ← any non-terminal. Terminal: DELIVERED, CANCELLED, VOID.
 const ALLOWED = new Set([

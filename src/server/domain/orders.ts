@@ -1,4 +1,4 @@
-// Orders, pure: the partner transition table (DESIGN §4), status parsing, `updated_at`
+// Orders, pure: the partner transition table (docs/orders.md), status parsing, `updated_at`
 // monotonicity, money as integer minor units (BigInt, never floats), cart pricing and
 // cart generation from a catalogue with an injected random source. No HTTP, no SQLite.
 import { STATUS_CODES, STATUS_ID, type StatusCode } from '../../contract/order-statuses.js';
@@ -16,7 +16,7 @@ export const NON_TERMINAL_STATUSES: readonly StatusCode[] = Object.freeze(
 );
 
 /**
- * THE transition table [pinned, DESIGN §4]: partner target → the states it may be reached from.
+ * THE transition table [a fixed part of the contract, docs/orders.md]: partner target → the states it may be reached from.
  * A target missing here (PLACED, SCHEDULED, DRIVER ASSIGNED, …) is never a partner move.
  */
 export const PARTNER_TRANSITIONS = Object.freeze({

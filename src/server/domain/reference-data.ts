@@ -1,4 +1,4 @@
-// Reference dictionaries served by the local server (spec §2.9: "not shown", so DESIGN lets us
+// Reference dictionaries served by the local server (spec §2.9: "not shown", so we may
 // choose). Ids are part of the wire contract once integrators store them: append, never renumber.
 
 export interface Currency {

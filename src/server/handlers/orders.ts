@@ -60,7 +60,7 @@ function anyOrderRow(db: Db, id: number): OrderRow {
   return r;
 }
 
-/** The wire record with its keys in a fixed order (2.8 fields first, then DESIGN §4 additions). */
+/** The wire record with its keys in a fixed order (2.8 fields first, then this server's additions, docs/orders.md). */
 function wire(o: Order): Order {
   return {
     id: o.id,

@@ -1,4 +1,4 @@
-// The transactional outbox (DESIGN §6): every order event is a row written by the same SQLite
+// The transactional outbox (docs/webhooks.md): every order event is a row written by the same SQLite
 // transaction as the change it describes, so there is never a change without its event nor an
 // event without its change. Delivery (webhooks, retries) reads these rows; it lives elsewhere.
 import { randomBytes } from 'node:crypto';

@@ -4,6 +4,7 @@ import { ApiError } from '../../../client/errors.js';
 import type { Ctx } from '../../context.js';
 import { EXIT, Exit, UsageError } from '../../errors.js';
 import { canPrompt, type Io } from '../../io.js';
+import { listBound, offerProblems } from './bounds.js';
 import { type LoadedMenu, loadMenuFile, MenuFileError, type FileProblem } from './load.js';
 import { type BusinessTree, type Current, currentOf, type Desired, desiredOf, matchKeys } from './model.js';
 import { type Plan, plan as makePlan } from './plan.js';
@@ -11,9 +12,17 @@ import { barProgress, lineProgress, type Progress } from './progress.js';
 import { planLines, planSummary, planView, summaryLines, summaryView } from './render.js';
 import { execute, PushStopped } from './run.js';
 import { formatPath } from './schema.js';
-import { defaultStatePath, ENTITY_KINDS, StateFile, type TargetState } from './state.js';
+import {
+  ENTITY_KINDS,
+  menuStateDir,
+  oldStateFor,
+  StateFile,
+  statePath,
+  type TargetState,
+  targetId,
+} from './state.js';
 
-// `partner menu push FILE` and `partner menu diff FILE` (DESIGN §9–10, docs/menu-push.md).
+// `partner menu push FILE` and `partner menu diff FILE` (docs/menu-push.md).
 
 export interface PushFlags {
   brand?: unknown;
@@ -21,6 +30,7 @@ export interface PushFlags {
   dryRun?: unknown;
   yes?: unknown;
   state?: unknown;
+  resetState?: unknown;
   concurrency?: unknown;
   republish?: unknown;
   exitCode?: unknown;
@@ -102,17 +112,22 @@ interface Prepared {
   current: Current;
   plan: Plan;
   ids: ReturnType<typeof matchKeys>['ids'];
+  /** See pacedSeconds(). */
+  pacedSeconds: number | undefined;
 }
 
-async function prepare(
-  ctx: Ctx,
-  file: string | undefined,
-  flags: PushFlags,
-  forPush: boolean,
-): Promise<Prepared> {
+async function prepare(ctx: Ctx, file: string | undefined, flags: PushFlags): Promise<Prepared> {
   if (!file) throw new UsageError('missing FILE (the menu file, YAML or JSON)');
   const explicitBrand = flags.brand === undefined ? undefined : positiveInt('--brand', String(flags.brand));
-  const branch_ids = forPush ? branchesOf(flags.branch) : undefined;
+  const branch_ids = branchesOf(flags.branch);
+  const maxBranches = Math.min(
+    listBound('syncMenuToStores', 'branch_ids'),
+    listBound('publishMenu', 'branch_ids'),
+  );
+  if (branch_ids && branch_ids.length > maxBranches)
+    throw new UsageError(
+      `--branch: ${branch_ids.length} branches, but one sync or publish takes at most ${maxBranches}; leave --branch out to sync and publish every branch of the brand`,
+    );
   // 1. The whole file, before any request.
   let loaded: LoadedMenu;
   try {
@@ -122,23 +137,20 @@ async function prepare(
     throw err;
   }
   const desired = desiredOf(loaded.menu);
-  const statePath =
-    typeof flags.state === 'string'
-      ? isAbsolute(flags.state)
-        ? flags.state
-        : resolve(ctx.io.cwd, flags.state)
-      : defaultStatePath(loaded.path);
-  const state = StateFile.open(statePath);
-
+  const offers = offerProblems(desired).map((p) => ({
+    line: loaded.lineOf(p.path),
+    path: formatPath(p.path),
+    message: p.message,
+  }));
+  if (offers.length) writeProblems(ctx.io, new MenuFileError(loaded.display, offers));
   const { client, target } = await ctx.partner();
   const brand_id = explicitBrand ?? target.profile?.default_brand_id;
   if (brand_id === undefined)
     throw new UsageError('missing --brand ID (the brand to push to; `partner brands list` shows them)');
 
   // 2. What exists: the business-level tree (what the next sync would replay), with ids.
-  const tree = (await ctx.spin('Reading the business menu…', () =>
-    client.call('getMenu', { query: {} }),
-  )) as BusinessTree;
+  const read = await ctx.spin('Reading the business menu…', () => client.callRaw('getMenu', { query: {} }));
+  const tree = read.data as BusinessTree;
   const brandTree = tree.brands?.find((b) => b.brand_id === brand_id);
   if (!brandTree) {
     throw new ApiError({
@@ -151,7 +163,31 @@ async function prepare(
   if (problems.length)
     writeProblems(ctx.io, new MenuFileError(loaded.display, problems), 'nothing was written');
 
-  const t = state.target(client.baseUrl, tree.business_id, brand_id);
+  // 3. The state of this target (server, business, brand, branch set, menu file).
+  const id = targetId(client.baseUrl, tree.business_id, brand_id, branch_ids, loaded.path);
+  const explicit =
+    typeof flags.state === 'string'
+      ? isAbsolute(flags.state)
+        ? flags.state
+        : resolve(ctx.io.cwd, flags.state)
+      : undefined;
+  const state = StateFile.open(explicit ?? statePath(menuStateDir(ctx.io.env, ctx.io.configDir), id));
+  let t = state.target(id);
+  if (flags.resetState === true) t = state.replace(id);
+  else if (!explicit && !state.existed) {
+    // Older versions kept one state file beside the menu files of a folder: take this file's part.
+    const old = oldStateFor(id);
+    if (old?.state) {
+      t = state.replace(id, old.state);
+      ctx.io.stderr.write(
+        `note: took this file's push state from ${old.path} (now kept in ${state.path}); delete the old file once every menu file beside it has been pushed\n`,
+      );
+    } else if (old) {
+      ctx.io.stderr.write(
+        `note: ignoring ${old.path} (older versions shared it between the menu files of a folder); state is now kept in ${state.path}\n`,
+      );
+    }
+  }
   const current = currentOf(brandTree);
   const matching = matchKeys(desired, current, t);
   const plan = makePlan({
@@ -163,7 +199,36 @@ async function prepare(
     branch_ids,
     republish: flags.republish === true,
   });
-  return { loaded, client, state, target: t, current, plan, ids: matching.ids };
+  return {
+    loaded,
+    client,
+    state,
+    target: t,
+    current,
+    plan,
+    ids: matching.ids,
+    pacedSeconds: pacedSeconds(plan.steps.length, read.headers),
+  };
+}
+
+/**
+ * The least time `calls` requests take under the credential's rate limit, from the RateLimit
+ * headers of the read (a bucket of `limit` refilled at limit/60 per second); undefined without them.
+ */
+export function pacedSeconds(calls: number, headers: Record<string, string>): number | undefined {
+  const limit = Number(headers['ratelimit-limit']);
+  const remaining = Number(headers['ratelimit-remaining']);
+  if (!(limit > 0) || !Number.isFinite(remaining)) return undefined;
+  // Two more reads (providers, price groups) happen before the writes; close enough.
+  return (Math.max(0, calls - remaining) * 60) / limit;
+}
+
+/** `N write calls`, and how long the rate limit makes them take when that is worth saying. */
+function callsText(p: Prepared): string {
+  const n = p.plan.steps.length;
+  const s = p.pacedSeconds;
+  const time = s === undefined || s < 10 ? '' : s < 90 ? `${Math.round(s)} s` : `${Math.round(s / 60)} min`;
+  return `${n} write call${n === 1 ? '' : 's'}${time ? ` (at least ${time} under this credential's rate limit)` : ''}`;
 }
 
 /** Puts the ids the planner matched into the state (a cache; written only by a real push). */
@@ -227,15 +292,16 @@ function print(out: { write(s: string): unknown }, lines: string[]): void {
 }
 
 export async function runMenuDiff(ctx: Ctx, args: string[], flags: PushFlags): Promise<number> {
-  const p = await prepare(ctx, args[0], flags, false);
+  const p = await prepare(ctx, args[0], flags);
   const { plan, loaded } = p;
   const authoring = plan.steps.filter((s) => s.action !== 'sync' && s.action !== 'publish');
-  if (ctx.json) ctx.io.stdout.write(`${JSON.stringify(planView(plan, loaded.display), null, 2)}\n`);
+  if (ctx.json)
+    ctx.io.stdout.write(`${JSON.stringify(planView(plan, loaded.display, p.pacedSeconds), null, 2)}\n`);
   else if (plan.steps.length === 0) {
     ctx.io.stdout.write(`No changes: brand ${plan.brand_id} matches ${loaded.display}.\n`);
   } else {
     print(ctx.io.stdout, [
-      `${loaded.display} → brand ${plan.brand_id} "${p.current.title}": ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'}`,
+      `${loaded.display} → brand ${plan.brand_id} "${p.current.title}": ${callsText(p)}`,
       ...planLines(plan, { color: ctx.color }),
       planSummary(plan),
     ]);
@@ -249,18 +315,20 @@ export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): P
   const concurrency = flags.concurrency === undefined ? 4 : Number(flags.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16)
     throw new UsageError(`--concurrency expects 1–16, got "${flags.concurrency}"`);
-  const p = await prepare(ctx, args[0], flags, true);
+  const p = await prepare(ctx, args[0], flags);
   const { plan, loaded, state, target } = p;
   const io = ctx.io;
 
   if (flags.dryRun === true) {
     if (ctx.json)
-      io.stdout.write(`${JSON.stringify({ ...planView(plan, loaded.display), dry_run: true }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ ...planView(plan, loaded.display, p.pacedSeconds), dry_run: true }, null, 2)}\n`,
+      );
     else if (plan.steps.length === 0)
       io.stdout.write(`Dry run: nothing to do, brand ${plan.brand_id} matches ${loaded.display}.\n`);
     else
       print(io.stdout, [
-        `Dry run: ${loaded.display} → brand ${plan.brand_id} "${p.current.title}" would take ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'} (nothing is written):`,
+        `Dry run: ${loaded.display} → brand ${plan.brand_id} "${p.current.title}" would make ${callsText(p)}; nothing is written:`,
         ...planLines(plan, { color: ctx.color }),
         planSummary(plan),
       ]);
@@ -282,7 +350,7 @@ export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): P
     if (canPrompt(io)) {
       // With --json, stdout carries only the summary object.
       print(ctx.json ? io.stderr : io.stdout, [
-        `${loaded.display} → brand ${plan.brand_id} "${p.current.title}": ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'}`,
+        `${loaded.display} → brand ${plan.brand_id} "${p.current.title}": ${callsText(p)}`,
         ...planLines(plan, { color: ctx.color, limit: 40 }),
         planSummary(plan),
       ]);
@@ -358,7 +426,10 @@ export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): P
       io.stderr.write(`Interrupted after ${where}. ${resume}\n`);
       throw new Exit(130);
     }
-    io.stderr.write(`Push stopped after ${where}, at: ${err.step?.text}. ${resume}\n`);
+    const cause = err.cause as { name?: string; code?: unknown; wireCode?: string } | undefined;
+    const code =
+      cause?.name === 'NetworkError' ? 'network error' : (cause?.wireCode ?? String(cause?.code ?? 'failed'));
+    io.stderr.write(`Push stopped after ${where}, at: ${err.step?.text}: ${code}. ${resume}\n`);
     throw err.cause;
   } finally {
     signal.dispose();

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { chunks, listBound } from './bounds.js';
 import type { CItem, Current, DItem, Desired, Ids, Matching } from './model.js';
 import type { EntityKind, TargetState } from './state.js';
 
@@ -8,6 +9,8 @@ import type { EntityKind, TargetState } from './state.js';
 // items, sync, publish. Only missing or changed steps are planned; corrections are PATCHes,
 // and links are made to equal the file (extra links unlinked, order repaired). Nothing is ever
 // deleted. Step bodies are built at run time, once the ids of the entities they name exist.
+// Every step is one request: a list longer than the contract lets one request carry is split
+// into several steps of one lane (links append, so the pieces keep the file's order).
 
 export type Action = 'create' | 'update' | 'link' | 'unlink' | 'sync' | 'publish';
 export type Entity = 'section' | 'category' | 'item' | 'modifier' | 'modifier_group';
@@ -179,7 +182,16 @@ export function reconcileOrder(current: readonly Ref[], wanted: readonly string[
 }
 
 const refText = (r: Ref) => (typeof r === 'number' ? `#${r}` : r);
-const refsText = (rs: readonly Ref[]) => rs.map(refText).join(', ');
+/** Names for people, as many as fit in about 60 characters, then "and N more" (big menus stay readable). */
+export function refsText(rs: readonly Ref[], width = 60): string {
+  const all = rs.map(refText);
+  if (all.join(', ').length <= width) return all.join(', ');
+  let shown = 1;
+  while (shown < all.length - 1 && all.slice(0, shown + 1).join(', ').length <= width - 12) shown++;
+  return `${all.slice(0, shown).join(', ')} and ${all.length - shown} more`;
+}
+/** ` (part 2 of 3)` when a list was split over several calls. */
+const partText = (i: number, n: number) => (n > 1 ? ` (part ${i + 1} of ${n})` : '');
 
 // ─── the planner ──────────────────────────────────────────────────────────────────────────────
 
@@ -277,38 +289,40 @@ export function plan(input: PlanInput): Plan {
     const current = sid === undefined ? [] : tokens('categories', cur.sections.get(sid)!.category_ids);
     const { remove, add: toAdd } = reconcileOrder(current, s.categories);
     const lane = `section-categories:${s.key}`;
-    if (remove.length) {
+    const unlinkParts = chunks(remove, listBound('unlinkCategoryFromSection', 'category_ids'));
+    unlinkParts.forEach((part, i) => {
       add({
-        id: `unlink:section-categories:${s.key}:${remove.map(refText).join(',')}`,
+        id: `unlink:section-categories:${s.key}:${part.map(refText).join(',')}`,
         stage: 3,
         lane,
         action: 'unlink',
         entity: 'section',
         key: s.key,
         op: 'unlinkCategoryFromSection',
-        text: `unlink categories ${refsText(remove)} from section ${s.key}`,
+        text: `unlink categories ${refsText(part)} from section ${s.key}${partText(i, unlinkParts.length)}`,
         before: current,
         build: (r) => ({
-          body: { section_id: r('sections', s.key), category_ids: remove.map((x) => r('categories', x)) },
+          body: { section_id: r('sections', s.key), category_ids: part.map((x) => r('categories', x)) },
         }),
       });
-    }
-    if (toAdd.length) {
+    });
+    const linkParts = chunks(toAdd, listBound('linkCategoryToSection', 'category_ids'));
+    linkParts.forEach((part, i) => {
       add({
-        id: `link:section-categories:${s.key}:${toAdd.join(',')}`,
+        id: `link:section-categories:${s.key}:${part.join(',')}`,
         stage: 3,
         lane,
         action: 'link',
         entity: 'section',
         key: s.key,
         op: 'linkCategoryToSection',
-        text: `link categories ${toAdd.join(', ')} → section ${s.key}`,
+        text: `link categories ${refsText(part)} → section ${s.key}${partText(i, linkParts.length)}`,
         before: current,
         build: (r) => ({
-          body: { section_id: r('sections', s.key), category_ids: toAdd.map((x) => r('categories', x)) },
+          body: { section_id: r('sections', s.key), category_ids: part.map((x) => r('categories', x)) },
         }),
       });
-    }
+    });
   }
 
   // 4. items (onlyModifier:false) and 7. modifiers (onlyModifier:true)
@@ -433,38 +447,40 @@ export function plan(input: PlanInput): Plan {
     const current = detail ? tokens('items', detail.modifier_ids) : [];
     const { remove, add: toAdd } = reconcileOrder(current, g.modifiers);
     const lane = `group-modifiers:${g.key}`;
-    if (remove.length) {
+    const unlinkParts = chunks(remove, listBound('unlinkModifiersFromGroup', 'modifier_ids'));
+    unlinkParts.forEach((part, i) => {
       add({
-        id: `unlink:group-modifiers:${g.key}:${remove.map(refText).join(',')}`,
+        id: `unlink:group-modifiers:${g.key}:${part.map(refText).join(',')}`,
         stage: 8,
         lane,
         action: 'unlink',
         entity: 'modifier_group',
         key: g.key,
         op: 'unlinkModifiersFromGroup',
-        text: `remove modifiers ${refsText(remove)} from modifier group ${g.key}`,
+        text: `remove modifiers ${refsText(part)} from modifier group ${g.key}${partText(i, unlinkParts.length)}`,
         before: current,
         build: (r) => ({
-          body: { group_id: r('modifier_groups', g.key), modifier_ids: remove.map((x) => r('items', x)) },
+          body: { group_id: r('modifier_groups', g.key), modifier_ids: part.map((x) => r('items', x)) },
         }),
       });
-    }
-    if (toAdd.length) {
+    });
+    const linkParts = chunks(toAdd, listBound('linkModifiersToGroup', 'modifier_ids'));
+    linkParts.forEach((part, i) => {
       add({
-        id: `link:group-modifiers:${g.key}:${toAdd.join(',')}`,
+        id: `link:group-modifiers:${g.key}:${part.join(',')}`,
         stage: 8,
         lane,
         action: 'link',
         entity: 'modifier_group',
         key: g.key,
         op: 'linkModifiersToGroup',
-        text: `add modifiers ${toAdd.join(', ')} → modifier group ${g.key}`,
+        text: `add modifiers ${refsText(part)} → modifier group ${g.key}${partText(i, linkParts.length)}`,
         before: current,
         build: (r) => ({
-          body: { group_id: r('modifier_groups', g.key), modifier_ids: toAdd.map((x) => r('items', x)) },
+          body: { group_id: r('modifier_groups', g.key), modifier_ids: part.map((x) => r('items', x)) },
         }),
       });
-    }
+    });
   }
 
   // 9. groups → items. Each item's groups are linked in rounds (round r links every item's r-th
@@ -483,42 +499,48 @@ export function plan(input: PlanInput): Plan {
       rounds[r]!.set(g, [...(rounds[r]!.get(g) ?? []), it.key]);
     });
   }
-  for (const [g, items] of removeByGroup) {
-    add({
-      id: `unlink:group-items:${refText(g)}:${items.join(',')}`,
-      stage: 9,
-      lane: `group-items:${refText(g)}`,
-      action: 'unlink',
-      entity: 'modifier_group',
-      ...(typeof g === 'string' ? { key: g } : {}),
-      op: 'unlinkModifierGroupFromItems',
-      text: `stop offering modifier group ${refText(g)} on items ${items.join(', ')}`,
-      build: (r) => ({
-        body: { group_id: r('modifier_groups', g), item_ids: items.map((x) => r('items', x)) },
-      }),
+  for (const [g, all] of removeByGroup) {
+    const parts = chunks(all, listBound('unlinkModifierGroupFromItems', 'item_ids'));
+    parts.forEach((items, i) => {
+      add({
+        id: `unlink:group-items:${refText(g)}:${items.join(',')}`,
+        stage: 9,
+        lane: `group-items:${refText(g)}`,
+        action: 'unlink',
+        entity: 'modifier_group',
+        ...(typeof g === 'string' ? { key: g } : {}),
+        op: 'unlinkModifierGroupFromItems',
+        text: `stop offering modifier group ${refText(g)} on items ${refsText(items)}${partText(i, parts.length)}`,
+        build: (r) => ({
+          body: { group_id: r('modifier_groups', g), item_ids: items.map((x) => r('items', x)) },
+        }),
+      });
     });
   }
   rounds.forEach((byGroup, round) => {
-    for (const [g, items] of byGroup) {
+    for (const [g, all] of byGroup) {
       const group = groupsByKey.get(g)!;
-      add({
-        id: `link:group-items:${g}:${round}:${items.join(',')}`,
-        stage: 9 + (round + 1) / 1000,
-        lane: `group-items:${g}`,
-        action: 'link',
-        entity: 'modifier_group',
-        key: g,
-        op: 'linkModifierGroupToItem',
-        text: `offer modifier group ${g} on items ${items.join(', ')}`,
-        build: (r) => ({
-          body: {
-            group_id: r('modifier_groups', g),
-            item_ids: items.map((x) => r('items', x)),
-            min: group.min,
-            max: group.max,
-            modifier_ids: group.modifiers.map((m) => r('items', m)),
-          },
-        }),
+      const parts = chunks(all, listBound('linkModifierGroupToItem', 'item_ids'));
+      parts.forEach((items, i) => {
+        add({
+          id: `link:group-items:${g}:${round}:${items.join(',')}`,
+          stage: 9 + (round + 1) / 1000,
+          lane: `group-items:${g}`,
+          action: 'link',
+          entity: 'modifier_group',
+          key: g,
+          op: 'linkModifierGroupToItem',
+          text: `offer modifier group ${g} on items ${refsText(items)}${partText(i, parts.length)}`,
+          build: (r) => ({
+            body: {
+              group_id: r('modifier_groups', g),
+              item_ids: items.map((x) => r('items', x)),
+              min: group.min,
+              max: group.max,
+              modifier_ids: group.modifiers.map((m) => r('items', m)),
+            },
+          }),
+        });
       });
     }
   });
@@ -572,6 +594,9 @@ export function plan(input: PlanInput): Plan {
     op: string,
     body: () => Record<string, unknown>,
   ): Step {
+    // A key whose recorded id is gone (deleted since) is created anew: the vanished id becomes part
+    // of the Idempotency-Key, so the server does not replay the create that made the deleted one.
+    const gone = state.ids[kind][key];
     return {
       id: `create:${entity}:${key}`,
       stage,
@@ -581,6 +606,7 @@ export function plan(input: PlanInput): Plan {
       key,
       op,
       text: `create ${entity.replace('_', ' ')} ${key} ${title}`,
+      ...(gone !== undefined ? { before: { replaces: gone } } : {}),
       build: () => ({ body: defined(body()) }),
       creates: { kind, key },
     };

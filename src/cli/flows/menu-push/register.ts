@@ -18,7 +18,8 @@ export function registerMenuPush(program: Command, action: Action): void {
       'Declarative, resumable menu push (docs/menu-push.md). Validates FILE, reads the business menu, plans only\n' +
         'the missing or changed steps in the spec order (sections, categories, links, items, links, modifier groups,\n' +
         'modifiers, links, group-to-item links, sync, publish) and runs them paced under the rate limit. A state file\n' +
-        'next to FILE (.partner-menu-state.json) maps its keys to ids, so an interrupted push resumes without duplicates.\n' +
+        'per server, brand, branch set and FILE (in $PARTNER_CONFIG_DIR/menu-push, else ~/.local/state/partner/menu-push)\n' +
+        'maps its keys to ids, so an interrupted push resumes without duplicates.\n' +
         'On a terminal it shows the plan and asks first; without one it proceeds (removing links needs --yes).',
     )
     .argument('<FILE>', 'menu file, YAML or JSON (format: docs/menu-push.md, docs/menu-file.schema.json)')
@@ -30,7 +31,11 @@ export function registerMenuPush(program: Command, action: Action): void {
     )
     .option('--dry-run', 'print the plan and write nothing')
     .option('-y, --yes', 'do not ask for confirmation')
-    .option('--state <file>', 'state file (default .partner-menu-state.json next to FILE)')
+    .option('--state <file>', 'keep the push state in this file instead (default: the per-user state dir)')
+    .option(
+      '--reset-state',
+      'forget the recorded ids and any unfinished push; keys are matched again by SKU and title',
+    )
     .option(
       '--concurrency <n>',
       'requests in flight at once, 1–16 (default 4); pacing keeps them under the rate limit',
@@ -54,7 +59,13 @@ export function registerMenuPush(program: Command, action: Action): void {
     )
     .argument('<FILE>', 'menu file, YAML or JSON')
     .option('--brand <id>', "brand to compare with (default: the profile's default brand)")
-    .option('--state <file>', 'state file (default .partner-menu-state.json next to FILE)')
+    .option(
+      '--branch <id>',
+      'the branches a push would sync and publish (as for push: its state is per branch set)',
+      collect,
+    )
+    .option('--state <file>', 'read the push state from this file (default: the per-user state dir)')
+    .option('--reset-state', 'plan as if no push state were recorded')
     .option('--exit-code', 'exit 1 when a push would change something (for CI)');
   diff.addHelpText('after', '\nExample:\n  $ partner menu diff menu.yaml --brand 12\n');
   action(diff, async (ctx, args, opts) => {

@@ -79,12 +79,16 @@ export function stepView(s: Step) {
   };
 }
 
-export function planView(plan: Plan, file: string) {
+export function planView(plan: Plan, file: string, pacedSeconds?: number) {
   return {
     file,
     brand_id: plan.brand_id,
     branch_ids: plan.branch_ids ?? null,
     steps: plan.steps.length,
+    /** Every step is one write call. */
+    calls: plan.steps.length,
+    /** The least time those calls take under the credential's rate limit; null when unknown. */
+    paced_seconds: pacedSeconds === undefined ? null : Math.round(pacedSeconds),
     create: plan.created,
     update: plan.updated,
     unchanged: plan.unchanged,

@@ -85,6 +85,8 @@ export class PushStopped extends Error {
 export function idempotencyKey(target: TargetState & { run: RunRecord }, step: Step, built: unknown): string {
   const sequence = step.action === 'sync' || step.action === 'publish' ? target.run.writes : null;
   const material = [target.run.id, target.brand_id, step.id, built, step.before ?? null, sequence];
+  const refused = target.run.refused?.[step.id];
+  if (refused) material.push({ refused });
   return `menu-push-${sha256(canonical(material)).slice(0, 48)}`;
 }
 
@@ -94,6 +96,12 @@ function skuTaken(err: unknown): boolean {
   return e.details.some(
     (d: { path?: unknown[] }) => Array.isArray(d?.path) && d.path.at(-1) === 'partner_item_id',
   );
+}
+
+/** A 4xx answer other than 429: the server applied nothing and stored the refusal under the key. */
+function refusal(err: unknown): boolean {
+  const e = err as { name?: string; status?: number };
+  return e?.name === 'ApiError' && (e.status ?? 0) >= 400 && (e.status ?? 0) < 500 && e.status !== 429;
 }
 
 function retryable(err: unknown): boolean {
@@ -181,7 +189,14 @@ export async function execute(o: ExecOptions): Promise<ExecResult> {
         step.op === 'createItem' && typeof sku === 'string' && skuTaken(err)
           ? await o.adoptSku?.(sku, err)
           : undefined;
-      if (adopted === undefined) throw err;
+      if (adopted === undefined) {
+        if (refusal(err)) {
+          target.run.refused ??= {};
+          target.run.refused[step.id] = (target.run.refused[step.id] ?? 0) + 1;
+          o.save();
+        }
+        throw err;
+      }
       // Make the adopted item what the file says (every field the create would have set).
       const { brand_id: _brand, ...fields } = built.body;
       const patch = { params: { id: adopted }, body: fields };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AvailableTimes, VisibilitiesMap } from '../../../contract/schemas/common.js';
 import { BlackoutDates, Sku } from '../../../contract/schemas/menus.js';
 
-// The menu file of `partner menu push` (DESIGN §10, pinned): YAML or JSON, keys are local names.
+// The menu file of `partner menu push` (docs/menu-push.md; a public format): YAML or JSON, keys are local names.
 // One zod schema is the source of the validation, of the TS types the planner uses and of the
 // published JSON Schema (docs/menu-file.schema.json, checked by a test). Field rules follow the
 // pinned request bodies of the authoring operations (src/contract/schemas/menus.ts).
@@ -53,7 +53,9 @@ export const MenuFileModifierGroup = z
     title: Title,
     min: z.number().int().min(0).max(100),
     max: z.number().int().min(1).max(100),
-    modifiers: z.array(MenuFileModifier).min(1).max(500),
+    // No count bound here: the push splits long link lists to fit the API (bounds.ts). Offering
+    // the group on an item restates all its modifiers in one call; that is checked per file.
+    modifiers: z.array(MenuFileModifier).min(1),
   })
   .meta({ title: 'ModifierGroup' });
 
@@ -89,7 +91,7 @@ export const MenuFileSection = z
     isEnabled: z.boolean().optional(),
     visibilities: VisibilitiesMap.optional(),
     blackoutDates: BlackoutDates.optional(),
-    categories: z.array(MenuFileCategory).max(500).optional(),
+    categories: z.array(MenuFileCategory).optional(),
   })
   .meta({ title: 'Section' });
 
@@ -179,7 +181,7 @@ function crossCheck(f: unknown, ctx: z.RefinementCtx): void {
 export const MenuFileSchema = MenuFileShape.superRefine(crossCheck, { when: () => true }).meta({
   title: 'partner menu file',
   description:
-    'Input of `partner menu push` / `partner menu diff` (DESIGN §10). Keys are local names that make a push resumable and re-runnable.',
+    'Input of `partner menu push` / `partner menu diff` (docs/menu-push.md). Keys are local names that make a push resumable and re-runnable.',
 });
 
 /** `sections[0].categories[1].items[2].prices."1"` */
