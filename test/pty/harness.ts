@@ -54,6 +54,8 @@ export interface PtySession {
   screen(): string[];
   /** Every line written so far (scrollback and screen), trailing spaces trimmed. */
   history(): string[];
+  /** Rows of the visible screen that continue the row above: a line too wide for the terminal. */
+  wrappedRows(): number[];
   /** Everything the program wrote, escape sequences included. */
   readonly raw: string;
   /** Types text or key sequences (see KEYS). */
@@ -87,7 +89,8 @@ export function cleanup(): void {
 }
 
 function lineText(term: XTerm, y: number): string {
-  return term.buffer.active.getLine(y)?.translateToString(true) ?? '';
+  // Up to the terminal's width: after a narrowing resize the buffer keeps cells beyond it.
+  return (term.buffer.active.getLine(y)?.translateToString(true, 0, term.cols) ?? '').trimEnd();
 }
 
 function matches(wanted: Wanted, lines: string[]): boolean {
@@ -154,6 +157,12 @@ export function spawnPartner(args: string[], o: PtyOptions = {}): PtySession {
     for (let y = 0; y < term.buffer.active.length; y++) out.push(lineText(term, y));
     return out;
   };
+  const wrappedRows = () => {
+    const b = term.buffer.active;
+    const out: number[] = [];
+    for (let y = 0; y < term.rows; y++) if (b.getLine(b.viewportY + y)?.isWrapped) out.push(y);
+    return out;
+  };
   const dump = () =>
     `screen (${term.cols}×${term.rows}):\n${screen()
       .map((l) => `|${l}`)
@@ -161,6 +170,7 @@ export function spawnPartner(args: string[], o: PtyOptions = {}): PtySession {
   const session: PtySession = {
     screen,
     history,
+    wrappedRows,
     get raw() {
       return raw;
     },

@@ -146,7 +146,9 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
   });
   let live: LiveView | undefined;
   const say = (msg: string) => {
-    io.stderr.write(`partner orders watch: ${msg}\n`);
+    // With the live view on a terminal that is also stderr, a line written there would tear the
+    // frame: the view's status line says it instead.
+    if (!live || !io.stderrIsTTY) io.stderr.write(`partner orders watch: ${msg}\n`);
     if (live) {
       live.status = msg;
       live.render(io.clock.now(), matches);
@@ -217,7 +219,16 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
   const liveOn = io.stdoutIsTTY && !json;
   const interactive = liveOn && canPrompt(io);
   const title = `orders watch · ${target.profile ? `profile ${target.profile.name}` : 'credential from env'} · branch ${branch ?? 'all'} · status ${statusIds ? statusIds.map(nameOf).join(',') : 'all'} · every ${humanMs(interval)}`;
-  live = liveOn ? new LiveView({ io, color: ctx.color, title, interactive, statusName: nameOf }) : undefined;
+  live = liveOn
+    ? new LiveView({
+        io,
+        color: ctx.color,
+        title,
+        interactive,
+        statusName: nameOf,
+        onResize: () => live?.render(io.clock.now(), matches),
+      })
+    : undefined;
 
   const counts = { polls: 0, new: 0, changed: 0 };
   const lastRead = new Map<number, number>();
@@ -352,7 +363,7 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
           ? undefined
           : a.kind;
     keys?.pause();
-    live?.beforePrompt();
+    live?.beforePrompt(io.clock.now(), matches);
     try {
       if (a.kind === 'menu') {
         const list = live?.visible(matches) ?? [];
