@@ -19,6 +19,7 @@ describe('exit codes (DESIGN §8)', () => {
     [new UsageError('bad'), 2],
     [new ClientConfigError('insecure', 'insecure_transport'), 2],
     [new Exit(5), 5],
+    [Object.assign(new Error('User force closed the prompt with SIGINT'), { name: 'ExitPromptError' }), 1],
     [new Error('boom'), 1],
   ])('%s → %i', (err, code) => {
     expect(exitCodeFor(err)).toBe(code);

@@ -47,6 +47,9 @@ export function exitCodeFor(err: unknown): number {
       return exitCodeForStatus(e.status ?? 0);
     case 'NetworkError':
       return EXIT.network;
+    case 'ExitPromptError':
+      // Ctrl-C at a prompt: a cancellation, like answering "no".
+      return EXIT.other;
     default:
       return EXIT.other;
   }

@@ -93,6 +93,18 @@ describe('prompts at a real terminal', () => {
     expect((await call(s, 'GET', `/v1/partner/orders/${order.id}`)).body.data.status).toBe(2);
   });
 
+  it('Ctrl-C at a prompt cancels: "Cancelled.", exit 1, nothing changed, no error dump', async () => {
+    const configDir = localProfile();
+    const order = await placedOrder();
+    const t = spawnPartner(['orders', 'patch', String(order.id)], { configDir });
+    await t.waitFor('ACCEPTED');
+    t.write(KEYS.ctrlC);
+    await t.waitFor('Cancelled.');
+    expect(await t.exit()).toBe(1);
+    expect(t.history().join('\n')).not.toMatch(/error|force closed/i);
+    expect((await call(s, 'GET', `/v1/partner/orders/${order.id}`)).body.data.status).toBe(1);
+  });
+
   it('menu push FILE --brand ID asks before writing, and pushes once confirmed', async () => {
     const configDir = localProfile();
     const order = await placedOrder();

@@ -421,6 +421,10 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
     } catch (err) {
       if (err instanceof Stopping) return;
       const e = err as { name?: string; code?: string; message?: string };
+      if (e.name === 'ExitPromptError') {
+        live?.note(`#${id ?? '?'}: left the prompt, nothing changed`);
+        return;
+      }
       // A refused action (409 invalid transition, 404…) is shown, not fatal.
       const msg = `#${id ?? '?'}: ${e.name === 'ApiError' ? `${e.code}: ` : ''}${e.message ?? String(err)}`;
       if (live) live.note(msg);

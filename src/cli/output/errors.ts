@@ -32,6 +32,10 @@ export function reportError(err: unknown, out: { write(s: string): unknown }, o:
     stack?: string;
   };
   if (e?.name === 'Exit') return code;
+  if (e?.name === 'ExitPromptError') {
+    out.write('Cancelled.\n');
+    return code;
+  }
   const lines: string[] = [];
   switch (e?.name) {
     case 'ApiError': {
