@@ -1,5 +1,8 @@
 // CLI-side failures and the exit-code table of DESIGN §8.
 
+/** The longest Retry-After the CLI sits out by itself (a person is waiting); longer ones exit 6. */
+export const MAX_RETRY_AFTER_MS = 30_000;
+
 /** Bad command-line input: exit 2. The message names the flag or file at fault. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';

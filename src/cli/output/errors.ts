@@ -1,4 +1,5 @@
-import { exitCodeFor } from '../errors.js';
+import { exitCodeFor, MAX_RETRY_AFTER_MS } from '../errors.js';
+import { plural, waitText } from './words.js';
 
 // Errors on stderr: code, message and request_id; details and stacks only with --verbose.
 // Plain text (no chalk) so it costs nothing to load; red only when stderr is a colour terminal.
@@ -16,8 +17,19 @@ const HINTS: Record<string, string> = {
   auth_invalid_credential:
     'the key or secret is wrong, or the secret was rotated; update it with `partner profiles add`',
   auth_revoked: 'this credential was revoked; ask the operator for a new one',
-  rate_limit_exceeded: 'slow down; the CLI already retried with backoff',
 };
+
+/** What the client really did about a 429 (it retries only waits it can sit out). */
+function rateLimitHint(e: { attempts?: number; waitedMs?: number; retryAfterMs?: number }): string {
+  const retries = (e.attempts ?? 1) - 1;
+  const after = e.retryAfterMs;
+  const again = after !== undefined ? `wait ${waitText(after)}` : 'wait a little';
+  if (retries > 0)
+    return `still rate limited after ${plural(retries, 'retry', 'retries')} (${waitText(e.waitedMs ?? 0)} of waiting); ${again} and run it again, or ask the operator for a higher limit`;
+  if (after !== undefined && after > MAX_RETRY_AFTER_MS)
+    return `not retried: the server asks to wait ${waitText(after)}, longer than the ${waitText(MAX_RETRY_AFTER_MS)} the CLI waits by itself; run it again after that`;
+  return `not retried; ${again} and run it again`;
+}
 
 /** Writes the error and returns the exit code for it. */
 export function reportError(err: unknown, out: { write(s: string): unknown }, o: ErrorPrintOptions): number {
@@ -30,6 +42,9 @@ export function reportError(err: unknown, out: { write(s: string): unknown }, o:
     request_id?: string;
     details?: unknown;
     stack?: string;
+    attempts?: number;
+    waitedMs?: number;
+    retryAfterMs?: number;
   };
   if (e?.name === 'Exit') return code;
   if (e?.name === 'ExitPromptError') {
@@ -44,7 +59,7 @@ export function reportError(err: unknown, out: { write(s: string): unknown }, o:
       if (e.request_id) lines.push(`request_id: ${e.request_id}`);
       if (o.verbose && e.details !== undefined) lines.push(`details: ${JSON.stringify(e.details, null, 2)}`);
       else if (e.details !== undefined) lines.push(dim('(details with --verbose)', o.color));
-      const hint = HINTS[String(e.code)];
+      const hint = e.code === 'rate_limit_exceeded' ? rateLimitHint(e) : HINTS[String(e.code)];
       if (hint) lines.push(dim(`hint: ${hint}`, o.color));
       break;
     }
