@@ -125,8 +125,8 @@ export function registerListen(root: Command, action: Action): void {
     .command('listen')
     .summary('Receive webhooks locally: verify signatures, print events, forward')
     .description(
-      'Run a local webhook receiver: verifies x-partner-signature (401 "invalid signature" otherwise), acknowledges\n' +
-        'first, flags repeated event ids and stale status updates, prints each event (--json: one object per line)\n' +
+      'Run a local webhook receiver: verifies x-partner-signature (401 "invalid signature" otherwise), acknowledges ' +
+        'first, flags repeated event ids and stale status updates, prints each event (--json: one object per line) ' +
         'and optionally forwards the exact bytes and x-partner-* headers to your app.',
     )
     .option('--port <port>', 'port to listen on (0 picks a free one)', '4242')

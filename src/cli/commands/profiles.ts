@@ -221,7 +221,7 @@ export function registerProfiles(root: Command, action: Action): void {
     .command('profiles')
     .summary('Stored credentials (key, secret, base URL) per profile')
     .description(
-      'Stored credentials per profile, in a mode-0600 JSON file in $PARTNER_CONFIG_DIR or the per-user config folder.\n' +
+      'Stored credentials per profile, in a mode-0600 JSON file in $PARTNER_CONFIG_DIR or the per-user config folder.\n\n' +
         'Precedence: flags (--profile, --base-url) > environment (PARTNER_PROFILE, PARTNER_BASE_URL, PARTNER_KEY, PARTNER_SECRET) > the default profile.',
     );
 
