@@ -68,7 +68,7 @@ export async function buildInput(
     body = parsed as Record<string, unknown>;
   }
   for (const f of spec.flags) {
-    const v = coerceFlag(f.field, rawFlag(opts, f), `--${f.name}`);
+    const v = coerceFlag(f.field, rawFlag(opts, f), `--${f.name}`, ctx.io.clock.now());
     if (v === undefined) continue;
     if (f.in === 'query') query[f.field.name] = v;
     else {
