@@ -40,6 +40,8 @@ export interface Ctx {
     token?: string;
     dataDir?: string;
   }): Promise<{ client: PartnerClient; target: OperatorTarget }>;
+  /** Where the partner credential in use came from, once resolved (for error hints). */
+  credentialSource?: PartnerTarget['source'];
   /** Runs `fn` under a spinner on stderr when it is a terminal (and nothing when not). */
   spin<T>(text: string, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -132,6 +134,7 @@ export function makeCtx(io: Io, manifest: Manifest, cmd: Command): Ctx {
         profile: globals.profile,
         baseUrl: globals.baseUrl,
       });
+      ctx.credentialSource = target.source;
       const client = await newClient({
         baseUrl: target.baseUrl,
         credential: { key: target.key, secret: target.secret },

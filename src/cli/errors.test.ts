@@ -71,6 +71,6 @@ describe('reportError', () => {
       { write: (s: string) => (out += s) },
       { verbose: true, color: false },
     );
-    expect(out).toBe('error missing required flag --title\n');
+    expect(out).toBe('error: missing required flag --title\n');
   });
 });

@@ -20,6 +20,7 @@ export { processIo } from './io.js';
 import { MANIFEST } from './manifest/data.js';
 import type { Manifest } from './manifest/types.js';
 import { reportError } from './output/errors.js';
+import { readConfigFile } from './profile-file.js';
 
 // The command tree. Everything here is cheap to load; command bodies import what they need.
 
@@ -167,7 +168,14 @@ export async function run(argv: readonly string[], io: Io, manifest: Manifest = 
   const program = buildProgram(io, manifest, state, argv[0] === '__complete' ? undefined : argv);
   if (argv[0] === '__complete') {
     // Shell completion (completion.ts): answered from the tree without parsing the words.
-    for (const c of completeWords(program, argv.slice(1))) io.stdout.write(`${c}\n`);
+    const profiles = () => {
+      try {
+        return Object.keys(readConfigFile(io.configDir).profiles ?? {}).sort();
+      } catch {
+        return []; // an unreadable config file offers no names; completion never prints errors
+      }
+    };
+    for (const c of completeWords(program, argv.slice(1), { profiles })) io.stdout.write(`${c}\n`);
     return EXIT.ok;
   }
   if (argv.length === 0) {
@@ -183,7 +191,11 @@ export async function run(argv: readonly string[], io: Io, manifest: Manifest = 
     } else {
       const verbose = argv.includes('--verbose');
       const color = state.ctx?.colorErr ?? false;
-      state.code = reportError(err, io.stderr, { verbose: state.ctx?.verbose ?? verbose, color });
+      state.code = reportError(err, io.stderr, {
+        verbose: state.ctx?.verbose ?? verbose,
+        color,
+        ...(state.ctx?.credentialSource ? { credentialSource: state.ctx.credentialSource } : {}),
+      });
     }
   } finally {
     await state.ctx?.close().catch(() => undefined);

@@ -426,7 +426,7 @@ describe('operator commands', () => {
     expect(rotated.code).toBe(0);
     expect(JSON.parse(rotated.stdout).secret).not.toBe(cred.secret);
 
-    const revoked = await cli(['operator', 'credentials', 'revoke', cred.key, '--json'], {
+    const revoked = await cli(['operator', 'credentials', 'revoke', cred.key, '--json', '--yes'], {
       env: {},
       configDir,
     }).then(() =>
@@ -436,6 +436,7 @@ describe('operator commands', () => {
         'revoke',
         cred.key,
         '--json',
+        '--yes',
         '--server',
         s.baseUrl,
         '--token',

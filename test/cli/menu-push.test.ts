@@ -473,7 +473,7 @@ describe('menu push: interrupted and resumed', () => {
         expect(broken.stderr).toMatch(
           /Push stopped after \d+ of 39 steps, at: .*run the same command again to resume\./,
         );
-        expect(broken.stderr).toMatch(/error network: /);
+        expect(broken.stderr).toMatch(/error: network: /);
         const state = JSON.parse(readFileSync(join(file, '../.partner-menu-state.json'), 'utf8'));
         const target = Object.values(state.targets)[0] as Json;
         expect(target.run.id).toEqual(expect.any(String));

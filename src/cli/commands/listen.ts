@@ -4,6 +4,7 @@ import type { Ctx } from '../context.js';
 import { UsageError } from '../errors.js';
 import { untilSignal } from '../io.js';
 import { readConfigFile } from '../profile-file.js';
+import { NoLocalServerError } from '../target.js';
 import type { Action } from './action.js';
 
 // `partner listen` (DESIGN §6b): a local webhook receiver that verifies signatures and prints
@@ -55,9 +56,16 @@ async function runListen(ctx: Ctx, opts: Record<string, unknown>): Promise<numbe
   if (opts.local === true) {
     // The business of the active profile's key, and its webhook secret, from the local server.
     const { target } = await ctx.partner();
-    const { client: operator } = await ctx.operator(
-      typeof opts.data === 'string' ? { dataDir: opts.data } : {},
-    );
+    const { client: operator } = await ctx
+      .operator(typeof opts.data === 'string' ? { dataDir: opts.data } : {})
+      .catch((err: unknown) => {
+        // Point at what listen takes (it has --data, not the operator commands' --server/--token).
+        if (err instanceof NoLocalServerError)
+          throw new UsageError(
+            `--local needs a running local server, and none was found (${err.file} is missing): start one with \`partner local start\`, or pass --data DIR (its data dir), or give --secret instead of --local`,
+          );
+        throw err;
+      });
     const creds = (await operator.call('operatorListCredentials')) as { key: string; business_id: number }[];
     const mine = creds.find((c) => c.key === target.key);
     if (!mine)

@@ -132,6 +132,12 @@ export const OVERRIDES: Readonly<Record<string, Override>> = {
     },
   },
 
+  // `operator credentials revoke KEY [--yes]`: permanent, so asked like a delete.
+  operatorRevokeCredential: {
+    confirm: (input) =>
+      `Revoke credential ${String(input.params.key)} (it stops working on its next request, for good)?`,
+  },
+
   // `operator orders status ORDER_ID STATUS` (DESIGN §7: the status is positional)
   operatorSetOrderStatus: {
     args: [{ name: 'status', description: 'any status, code or id (e.g. "DRIVER ASSIGNED" or 7)' }],

@@ -137,7 +137,8 @@ export async function runOperation(
   const input = await buildInput(ctx, spec, args, opts);
   if (spec.confirm) {
     const what = `${spec.path.slice(0, -1).join(' ')} ${Object.values(input.params).join(' ')}`.trim();
-    if (!(await confirmOrThrow(ctx, `Delete ${what}?`, opts.yes))) {
+    const question = spec.override?.confirm?.(input) ?? `Delete ${what}?`;
+    if (!(await confirmOrThrow(ctx, question, opts.yes))) {
       ctx.io.stderr.write('Cancelled.\n');
       return 1;
     }

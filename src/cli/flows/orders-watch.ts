@@ -137,6 +137,7 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
     profile: ctx.globals.profile,
     baseUrl: ctx.globals.baseUrl,
   });
+  ctx.credentialSource = target.source;
   const filters: WatchFilters = { branch_id: branch, status: statusIds };
   const file = cursorPath(io.configDir, {
     profile: target.profile?.name,

@@ -4,6 +4,7 @@ import { statusName } from '../../contract/order-statuses.js';
 import { cellText, isIsoDateTime, relativeTime } from './format.js';
 import type { Out, RenderOptions } from './index.js';
 import { isMenuTree, renderMenuTree } from './menu-tree.js';
+import { isOrder, renderOrder } from './order-view.js';
 import { type Column, type Row, VIEWS, type View } from './views.js';
 
 // Human output of a payload. TTY: tables with colours, relative times and status names.
@@ -141,6 +142,10 @@ export function renderHuman(out: Out, data: unknown, o: RenderOptions): void {
   }
   if (Array.isArray(data)) {
     for (const v of data) out.write(`${cellText(v, Number.POSITIVE_INFINITY)}\n`);
+    return;
+  }
+  if (o.tty && isOrder(data)) {
+    renderOrder(out, data, o, c);
     return;
   }
   if (isRecord(data)) {
