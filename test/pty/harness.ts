@@ -54,8 +54,11 @@ export interface PtySession {
   screen(): string[];
   /** Every line written so far (scrollback and screen), trailing spaces trimmed. */
   history(): string[];
-  /** Rows of the visible screen that continue the row above: a line too wide for the terminal. */
-  wrappedRows(): number[];
+  /**
+   * Rows that continue the row above, i.e. lines too wide for the terminal: of the visible
+   * screen, or with `all` of everything written (scrollback included).
+   */
+  wrappedRows(all?: boolean): number[];
   /** Everything the program wrote, escape sequences included. */
   readonly raw: string;
   /** Types text or key sequences (see KEYS). */
@@ -157,10 +160,12 @@ export function spawnPartner(args: string[], o: PtyOptions = {}): PtySession {
     for (let y = 0; y < term.buffer.active.length; y++) out.push(lineText(term, y));
     return out;
   };
-  const wrappedRows = () => {
+  const wrappedRows = (all = false) => {
     const b = term.buffer.active;
+    const from = all ? 0 : b.viewportY;
+    const to = all ? b.length : b.viewportY + term.rows;
     const out: number[] = [];
-    for (let y = 0; y < term.rows; y++) if (b.getLine(b.viewportY + y)?.isWrapped) out.push(y);
+    for (let y = from; y < to; y++) if (b.getLine(y)?.isWrapped) out.push(y - from);
     return out;
   };
   const dump = () =>

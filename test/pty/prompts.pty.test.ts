@@ -49,6 +49,10 @@ describe('prompts at a real terminal', () => {
     const configDir = localProfile();
     const t = spawnPartner(['bootstrap'], { configDir });
     await t.waitFor('Save a default brand and branch on profile "local"?', 8000);
+    // The whole report fits 80 columns: long cells wrap inside their column, no line wraps.
+    const wrapped = t.wrappedRows(true).map((y) => t.history()[y - 1]);
+    expect(wrapped, 'lines wider than the terminal').toEqual([]);
+    expect(t.history().join('\n')).toMatch(/OPENING HOURS/);
     t.write('y');
     t.write(KEYS.enter);
     await t.waitFor('Default brand:');

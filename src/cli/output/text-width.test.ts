@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayWidth, fitColumns, fitText, truncate } from './text-width.js';
+import { displayWidth, fitColumns, fitText, truncate, wrapText } from './text-width.js';
 
 describe('displayWidth', () => {
   it('counts terminal cells, not UTF-16 units', () => {
@@ -64,5 +64,22 @@ describe('fitColumns', () => {
 
   it('never drops a column without a dropOrder', () => {
     expect(fitColumns([{ want: 30, min: 30 }], 20)).toEqual([30]);
+  });
+});
+
+describe('wrapText', () => {
+  it('breaks at spaces within the width', () => {
+    expect(wrapText('Mon–Thu, Sun 07:00–22:00, Fri–Sat 07:00–23:00', 20)).toEqual([
+      'Mon–Thu, Sun',
+      '07:00–22:00, Fri–Sat',
+      '07:00–23:00',
+    ]);
+    expect(wrapText('short', 20)).toEqual(['short']);
+  });
+  it('breaks a list only between its items', () => {
+    expect(wrapText('1 PLACED · 2 ACCEPTED · 7 DRIVER ASSIGNED', 24, ' · ')).toEqual([
+      '1 PLACED · 2 ACCEPTED ·',
+      '7 DRIVER ASSIGNED',
+    ]);
   });
 });

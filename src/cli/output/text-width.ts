@@ -102,3 +102,24 @@ export function fitColumns(cols: readonly FitColumn[], width: number): number[] 
     for (let i = 0; i < cols.length; i++) if (w[i] !== 0) w[i] = cols[i]!.want;
   }
 }
+
+/**
+ * Plain text broken at spaces into lines of at most `width` cells (a word longer than that is
+ * cut with `…`). `sep` breaks only there instead (e.g. ' · ' for a list), keeping it at line ends.
+ */
+export function wrapText(text: string, width: number, sep = ' '): string[] {
+  if (width <= 0 || displayWidth(text) <= width) return [text];
+  const parts = text.split(sep);
+  const lines: string[] = [];
+  let line = '';
+  for (const [i, p] of parts.entries()) {
+    const piece = i < parts.length - 1 && sep !== ' ' ? `${p}${sep.trimEnd()}` : p;
+    const candidate = line === '' ? piece : `${line} ${piece}`;
+    if (line !== '' && displayWidth(candidate) > width) {
+      lines.push(line);
+      line = truncate(piece, width);
+    } else line = displayWidth(candidate) > width ? truncate(candidate, width) : candidate;
+  }
+  if (line !== '') lines.push(line);
+  return lines;
+}
