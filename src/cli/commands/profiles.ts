@@ -149,12 +149,14 @@ async function list(ctx: Ctx): Promise<number> {
     return 0;
   }
   const { renderHuman } = await import('../output/human.js');
+  const cols = (io.stdout as { columns?: number }).columns;
   renderHuman(io.stdout, views, {
     json: false,
     tty: true,
     color: ctx.color,
     now: io.clock.now(),
     opId: 'profilesList',
+    width: cols && cols > 20 ? cols - 1 : undefined,
   });
   io.stdout.write(`storage: ${STORAGE} (${s.path}, mode 0600; no OS keyring is used)\n`);
   return 0;

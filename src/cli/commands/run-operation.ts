@@ -9,6 +9,12 @@ import type { FlagSpec, OperationCommand } from './derive.js';
 // Runs a derived operation command: positional args → path params, flags → query and body,
 // `--data` for the whole body (flags override its fields), then one call and the output.
 
+/** Columns of a terminal stream minus one (undefined when it does not say). */
+export function terminalWidth(stream: unknown): number | undefined {
+  const cols = (stream as { columns?: number }).columns;
+  return cols && cols > 20 ? cols - 1 : undefined;
+}
+
 export function camel(flag: string): string {
   return flag.replace(/-([a-z0-9])/g, (_, ch: string) => ch.toUpperCase());
 }
@@ -158,6 +164,8 @@ export async function runOperation(
     color: ctx.color,
     now: ctx.io.clock.now(),
     opId: op.id,
+    // One column short of the terminal's width: no terminal wraps a line that ends at the edge early.
+    width: ctx.io.stdoutIsTTY ? terminalWidth(ctx.io.stdout) : undefined,
   };
 
   if (spec.all && opts.all === true) {
