@@ -201,9 +201,11 @@ export class LiveView {
     let room = Math.max(1, rows - 4 - bottom - reserve);
     let recentLines = 0;
     if (reserve === 0 && this.recent.length > 0) {
+      // What the table leaves (at least 2 lines), but never fewer than 3 table rows; the recent
+      // block takes its lines plus a heading and a blank line.
       const tableNeed = Math.max(1, list.length);
       recentLines = Math.min(this.recent.length, Math.max(2, room - tableNeed - 2));
-      if (room - (recentLines + 2) < 3) recentLines = Math.max(0, room - 3 - 2);
+      recentLines = Math.max(0, Math.min(recentLines, room - 3 - 2));
       if (recentLines > 0) room -= recentLines + 2;
     }
     const tableRows = Math.max(1, room);
