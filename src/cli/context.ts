@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
-import type { PartnerClient, RequestLog, Route } from '../client/client.js';
+import type { PartnerClient, RequestLog, Route, WaitNotice } from '../client/client.js';
+import { MAX_RETRY_AFTER_MS } from './errors.js';
+import { plural, waitText } from './output/words.js';
 import type { Io } from './io.js';
 import type { Manifest } from './manifest/types.js';
 import {
@@ -38,6 +40,8 @@ export interface Ctx {
     token?: string;
     dataDir?: string;
   }): Promise<{ client: PartnerClient; target: OperatorTarget }>;
+  /** Where the partner credential in use came from, once resolved (for error hints). */
+  credentialSource?: PartnerTarget['source'];
   /** Runs `fn` under a spinner on stderr when it is a terminal (and nothing when not). */
   spin<T>(text: string, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -73,6 +77,27 @@ export function makeCtx(io: Io, manifest: Manifest, cmd: Command): Ctx {
       `* ${e.method} ${e.url} → ${status} in ${Math.round(e.ms)} ms${extra ? ` (${extra})` : ''}\n`,
     );
   };
+  // What the spinner of ctx.spin() cannot say: why a call sits still (a 429's Retry-After, pacing).
+  // Only inside spin(), i.e. commands whose only feedback is that spinner; flows with their own
+  // progress display (menu push, orders watch) report waits themselves.
+  let spinning = 0;
+  let spinner: { clear(): unknown; render(): unknown } | undefined;
+  const notice = (text: string) => {
+    if (spinning === 0 || !io.stderrIsTTY) return;
+    spinner?.clear();
+    io.stderr.write(`${text}\n`);
+    spinner?.render();
+  };
+  const onWait = (w: WaitNotice) => {
+    if (w.reason === 'retry' && w.status === 429)
+      notice(`rate limited (429), waiting ${waitText(w.ms)} before retrying`);
+    else if (w.reason === 'retry' && w.ms >= 1000)
+      notice(`the server answered ${w.status}, retrying in ${waitText(w.ms)}`);
+    else if (w.reason === 'pace' && w.ms >= 1000)
+      notice(
+        `pacing under the rate limit${w.limit ? ` (${plural(w.limit, 'request')} per minute)` : ''}, waiting ${waitText(w.ms)}`,
+      );
+  };
   const newClient = async (o: {
     baseUrl: string;
     credential?: { key: string; secret: string };
@@ -85,8 +110,9 @@ export function makeCtx(io: Io, manifest: Manifest, cmd: Command): Ctx {
       routes: routesOf(manifest),
       clock: io.clock,
       // A person is waiting: a Retry-After beyond 30 s is reported (exit 6) rather than sat out.
-      retry: { maxRetryAfterMs: 30_000 },
+      retry: { maxRetryAfterMs: MAX_RETRY_AFTER_MS },
       onRequest,
+      onWait,
       userAgent: `partner-cli/${__PARTNER_VERSION__}`,
     });
     clients.push(client);
@@ -108,6 +134,7 @@ export function makeCtx(io: Io, manifest: Manifest, cmd: Command): Ctx {
         profile: globals.profile,
         baseUrl: globals.baseUrl,
       });
+      ctx.credentialSource = target.source;
       const client = await newClient({
         baseUrl: target.baseUrl,
         credential: { key: target.key, secret: target.secret },
@@ -125,26 +152,38 @@ export function makeCtx(io: Io, manifest: Manifest, cmd: Command): Ctx {
       return { client, target };
     },
     async spin(text, fn) {
-      if (!io.stderrIsTTY || !io.stdoutIsTTY) return fn();
+      spinning++;
+      if (!io.stderrIsTTY || !io.stdoutIsTTY) {
+        try {
+          return await fn();
+        } finally {
+          spinning--;
+        }
+      }
       // A quick call shows no spinner, and does not even load ora.
       let done = false;
       let stop: (() => void) | undefined;
       const timer = setTimeout(async () => {
         const { default: ora } = await import('ora');
         if (done) return;
-        const spinner = ora({
+        const s = ora({
           text,
           stream: io.stderr as NodeJS.WritableStream,
           isEnabled: true,
           discardStdin: false,
           color: ctx.colorErr ? 'cyan' : false,
         }).start();
-        stop = () => spinner.stop();
+        spinner = s;
+        stop = () => {
+          s.stop();
+          spinner = undefined;
+        };
       }, 150);
       try {
         return await fn();
       } finally {
         done = true;
+        spinning--;
         clearTimeout(timer);
         stop?.();
       }

@@ -1,5 +1,8 @@
 // CLI-side failures and the exit-code table (docs/cli.md, "Errors and exit codes").
 
+/** The longest Retry-After the CLI sits out by itself (a person is waiting); longer ones exit 6. */
+export const MAX_RETRY_AFTER_MS = 30_000;
+
 /** Bad command-line input: exit 2. The message names the flag or file at fault. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -47,6 +50,9 @@ export function exitCodeFor(err: unknown): number {
       return exitCodeForStatus(e.status ?? 0);
     case 'NetworkError':
       return EXIT.network;
+    case 'ExitPromptError':
+      // Ctrl-C at a prompt: a cancellation, like answering "no".
+      return EXIT.other;
     default:
       return EXIT.other;
   }

@@ -47,11 +47,52 @@ export async function readJsonArg(value: string, flag: string, io: Io): Promise<
   }
 }
 
+const STRICT_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+const AGO = /^(\d+)(s|m|h|d|w)$/;
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/**
+ * A time flag (`--from`, `--to`, `--until`…): ISO 8601 with an offset (`2024-05-01T10:00:00Z`,
+ * `…+07:00`, seconds optional), a bare date where the API takes one, `now`, or a time ago (`30m`,
+ * `24h`, `7d`, `2w`). Sent as ISO 8601; a person's `yesterday` is refused here, not by the server.
+ */
+export function parseTimeFlag(raw: string, flag: string, now: number, dateOk: boolean): string {
+  const s = raw.trim();
+  if (STRICT_TIME.test(s) && !Number.isNaN(Date.parse(s))) return s;
+  if (
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s) &&
+    !Number.isNaN(Date.parse(s))
+  )
+    return new Date(Date.parse(s)).toISOString();
+  if (dateOk && /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`))) return s;
+  if (s === 'now') return new Date(now).toISOString();
+  const ago = AGO.exec(s);
+  if (ago) return new Date(now - Number(ago[1]) * UNIT_MS[ago[2]!]!).toISOString();
+  throw new UsageError(
+    `${flag} expects an ISO 8601 time such as 2024-05-01T10:00:00Z (or +07:00)${dateOk ? ', a date such as 2024-05-01' : ''}, now, or a time ago such as 30m, 24h, 7d; got "${raw}"`,
+  );
+}
+
+function inBounds(n: number, field: ManifestField | undefined, flag: string, raw: string): void {
+  const lo = field?.minimum;
+  const hi = field?.maximum;
+  if ((lo === undefined || n >= lo) && (hi === undefined || n <= hi)) return;
+  const range =
+    lo !== undefined && hi !== undefined
+      ? `between ${lo} and ${hi}`
+      : lo !== undefined
+        ? `at least ${lo}`
+        : `at most ${hi}`;
+  throw new UsageError(`${flag} must be ${range}, got "${raw}"`);
+}
+
 function scalar(
   raw: string,
   type: FieldType | undefined,
   flag: string,
   enumValues?: (string | number)[],
+  field?: ManifestField,
+  now: number = Date.now(),
 ): unknown {
   let v: unknown = raw;
   switch (type) {
@@ -63,9 +104,13 @@ function scalar(
           `${flag} expects ${type === 'integer' ? 'an integer' : 'a number'}, got "${raw}"`,
         );
       }
+      inBounds(n, field, flag, raw);
       v = n;
       break;
     }
+    case 'string':
+      if (field?.format) v = parseTimeFlag(raw, flag, now, field.format === 'date-or-time');
+      break;
     case 'boolean':
       if (raw !== 'true' && raw !== 'false')
         throw new UsageError(`${flag} expects true or false, got "${raw}"`);
@@ -89,8 +134,8 @@ function scalar(
   return v;
 }
 
-/** A flag's raw value(s) → the wire value of `field`. */
-export function coerceFlag(field: ManifestField, raw: unknown, flag: string): unknown {
+/** A flag's raw value(s) → the wire value of `field` (`now` for relative times such as `24h`). */
+export function coerceFlag(field: ManifestField, raw: unknown, flag: string, now?: number): unknown {
   if (raw === undefined) return undefined;
   if (typeof raw === 'boolean') return raw;
   if (field.nullable && raw === 'null') return null;
@@ -99,9 +144,9 @@ export function coerceFlag(field: ManifestField, raw: unknown, flag: string): un
       .flatMap((r) => String(r).split(','))
       .map((s) => s.trim())
       .filter((s) => s !== '')
-      .map((s) => scalar(s, field.items, flag, field.enum));
+      .map((s) => scalar(s, field.items, flag, field.enum, field, now));
   }
-  return scalar(String(raw), field.type, flag, field.enum);
+  return scalar(String(raw), field.type, flag, field.enum, field, now);
 }
 
 /** A positional path parameter. */

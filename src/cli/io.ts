@@ -51,22 +51,31 @@ export function untilSignal(): Promise<string> {
   });
 }
 
-/** Prompts through @inquirer/prompts, drawn on stderr so stdout stays clean; loaded on first use. */
-export function inquirerPrompter(stdin: NodeJS.ReadableStream, output: NodeJS.WritableStream): Prompter {
-  const ctx = { input: stdin, output, clearPromptOnDone: false };
+/**
+ * Prompts through @inquirer/prompts, drawn on stderr so stdout stays clean; loaded on first use.
+ * `stdin` is called at the first prompt, so commands that never prompt never open it. It must
+ * hand over the stream itself: readline keeps its keypress decoder in symbol properties of the
+ * stream, and a wrapper that forwards reads but not writes loses them (every key press then
+ * failed with "Cannot read properties of undefined (reading 'next')").
+ */
+export function inquirerPrompter(
+  stdin: () => NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+): Prompter {
+  const ctx = () => ({ input: stdin(), output, clearPromptOnDone: false });
   const load = () => import('@inquirer/prompts');
   return {
     async input(o) {
-      return (await load()).input(o, ctx);
+      return (await load()).input(o, ctx());
     },
     async password(o) {
-      return (await load()).password({ ...o, mask: true }, ctx);
+      return (await load()).password({ ...o, mask: true }, ctx());
     },
     async confirm(o) {
-      return (await load()).confirm(o, ctx);
+      return (await load()).confirm(o, ctx());
     },
     async select(o) {
-      return (await load()).select(o, ctx);
+      return (await load()).select(o, ctx());
     },
   };
 }
@@ -91,12 +100,7 @@ export function processIo(): Io {
     stdinIsTTY: isatty(0),
     env,
     color: true,
-    prompter: inquirerPrompter(
-      new Proxy({} as NodeJS.ReadableStream, {
-        get: (_t, p) => Reflect.get(process.stdin, p, process.stdin),
-      }),
-      process.stderr,
-    ),
+    prompter: inquirerPrompter(() => process.stdin, process.stderr),
     clock: { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) },
     configDir: defaultConfigDir(env),
     cwd: process.cwd(),

@@ -13,12 +13,14 @@ import { registerDemo } from './flows/demo-command.js';
 import { registerOrdersWatch } from './flows/orders-watch-command.js';
 import { EXIT, UsageError } from './errors.js';
 import { registerMenuPush } from './flows/menu-push/register.js';
+import { foldExamples, reflowDescription } from './help-format.js';
 import type { Io } from './io.js';
 
 export { processIo } from './io.js';
 import { MANIFEST } from './manifest/data.js';
 import type { Manifest } from './manifest/types.js';
 import { reportError } from './output/errors.js';
+import { readConfigFile } from './profile-file.js';
 
 // The command tree. Everything here is cheap to load; command bodies import what they need.
 
@@ -34,7 +36,7 @@ function registerLocal(root: Command, action: Action): void {
     .command('start')
     .summary('Start the local server in the foreground (Ctrl-C stops it)')
     .description(
-      'Start the local server in the foreground until SIGINT/SIGTERM. Writes DIR/local.json {base_url, operator_token};\n' +
+      'Start the local server in the foreground until SIGINT/SIGTERM. Writes DIR/local.json {base_url, operator_token}; ' +
         '--seed demo on an empty DIR creates demo businesses and saves a CLI profile `local`.',
     )
     .option('--port <port>', 'port to listen on (0 picks a free one)', '8787')
@@ -85,7 +87,13 @@ export function firstCommandWord(argv: readonly string[]): string | undefined {
   return undefined;
 }
 
+function width(stream: unknown, tty: boolean): number {
+  const cols = (stream as { columns?: number }).columns;
+  return tty && cols && cols >= 20 ? cols : 80;
+}
+
 export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?: readonly string[]): Command {
+  const outWidth = () => width(io.stdout, io.stdoutIsTTY);
   const program = new Command('partner');
   program
     .description('CLI for the restaurant Partner Integration API, with an embedded local server')
@@ -100,16 +108,24 @@ export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?:
     )
     .option('--insecure', 'allow credentials over plain http to a non-loopback host')
     .helpOption('-h, --help', 'show help')
-    .configureHelp({ showGlobalOptions: true })
+    // Wrap even beside long option names (commander's default gives up under 40 columns left).
+    .configureHelp({
+      showGlobalOptions: true,
+      minWidthToWrap: 20,
+      commandDescription: (cmd) => reflowDescription(cmd.description()),
+    })
     .exitOverride()
     .showSuggestionAfterError(true)
     .configureOutput({
-      writeOut: (s) => io.stdout.write(s),
+      writeOut: (s) => io.stdout.write(foldExamples(s, outWidth())),
       writeErr: (s) => io.stderr.write(s),
+      // The terminal's width on a TTY, 80 otherwise (help piped to a file or a pager).
+      getOutHelpWidth: outWidth,
+      getErrHelpWidth: () => width(io.stderr, io.stderrIsTTY),
     });
   program.addHelpText(
     'after',
-    '\nExamples:\n  $ partner profiles add local --key pk_… --secret - --base-url http://127.0.0.1:8787\n  $ partner branches list --all --json\n  $ partner orders patch 1042 --status READY\n\nExit codes: 0 ok, 1 other, 2 usage, 3 auth, 4 not found, 5 conflict, 6 rate limited, 7 network or 5xx.\n',
+    '\nExamples:\n  $ partner profiles add local --key pk_… --secret - --base-url http://127.0.0.1:8787\n  $ partner branches list --all --json\n  $ partner orders patch 1042 --status READY\n\nExit codes: 0 ok, 1 other, 2 usage, 3 auth, 4 not found, 5 conflict, 6 rate limited,\n7 network or 5xx.\n',
   );
 
   const action: Action = (cmd, fn) => {
@@ -152,7 +168,14 @@ export async function run(argv: readonly string[], io: Io, manifest: Manifest = 
   const program = buildProgram(io, manifest, state, argv[0] === '__complete' ? undefined : argv);
   if (argv[0] === '__complete') {
     // Shell completion (completion.ts): answered from the tree without parsing the words.
-    for (const c of completeWords(program, argv.slice(1))) io.stdout.write(`${c}\n`);
+    const profiles = () => {
+      try {
+        return Object.keys(readConfigFile(io.configDir).profiles ?? {}).sort();
+      } catch {
+        return []; // an unreadable config file offers no names; completion never prints errors
+      }
+    };
+    for (const c of completeWords(program, argv.slice(1), { profiles })) io.stdout.write(`${c}\n`);
     return EXIT.ok;
   }
   if (argv.length === 0) {
@@ -168,7 +191,11 @@ export async function run(argv: readonly string[], io: Io, manifest: Manifest = 
     } else {
       const verbose = argv.includes('--verbose');
       const color = state.ctx?.colorErr ?? false;
-      state.code = reportError(err, io.stderr, { verbose: state.ctx?.verbose ?? verbose, color });
+      state.code = reportError(err, io.stderr, {
+        verbose: state.ctx?.verbose ?? verbose,
+        color,
+        ...(state.ctx?.credentialSource ? { credentialSource: state.ctx.credentialSource } : {}),
+      });
     }
   } finally {
     await state.ctx?.close().catch(() => undefined);

@@ -81,6 +81,15 @@ export function resolvePartnerTarget(input: PartnerTargetInput): PartnerTarget {
   };
 }
 
+/** No `local.json` where the operator commands looked: no local server runs on that data dir. */
+export class NoLocalServerError extends UsageError {
+  constructor(readonly file: string) {
+    super(
+      `no local server found (${file} is missing): run \`partner local start\`, or pass --data DIR, or --server URL --token T`,
+    );
+  }
+}
+
 export interface OperatorTarget {
   baseUrl: string;
   token: string;
@@ -101,9 +110,7 @@ export function resolveOperatorTarget(input: {
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    throw new UsageError(
-      `no local server found (${file} is missing): run \`partner local start\`, or pass --data DIR, or --server URL --token T`,
-    );
+    throw new NoLocalServerError(file);
   }
   try {
     const j = JSON.parse(text) as { base_url?: unknown; operator_token?: unknown };

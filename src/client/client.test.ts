@@ -176,6 +176,55 @@ describe('PartnerClient', () => {
     await c.close();
   });
 
+  it('waits once for a 429: the retry after Retry-After is not paced again for the same window', async () => {
+    const clock = fakeClock();
+    const logs: RequestLog[] = [];
+    const waits: { reason: string; ms: number }[] = [];
+    const c = client({ clock, onRequest: (e) => logs.push(e), onWait: (w) => waits.push(w) });
+    // A 3/min credential whose bucket is empty: the server asks for 20 s.
+    const rl = { 'ratelimit-limit': '3', 'ratelimit-remaining': '0', 'ratelimit-reset': '60' };
+    replies.push(fail(429, 'rate_limit_exceeded', { 'retry-after': '20', ...rl }), ok([], rl));
+    await c.call('listBranches');
+    expect(clock.slept).toEqual([20_000]);
+    expect(logs.map((l) => l.pacedMs)).toEqual([undefined, undefined]);
+    expect(waits).toEqual([{ reason: 'retry', ms: 20_000, status: 429, attempt: 1 }]);
+    await c.close();
+  });
+
+  it('says how long it paces, before the wait', async () => {
+    const clock = fakeClock();
+    const waits: { reason: string; ms: number; limit?: number }[] = [];
+    const c = client({ clock, onWait: (w) => waits.push(w) });
+    replies.push(ok([], { 'ratelimit-limit': '3', 'ratelimit-remaining': '0', 'ratelimit-reset': '60' }));
+    replies.push(ok([]));
+    await c.call('listBranches');
+    await c.call('listBranches');
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toMatchObject({ reason: 'pace', limit: 3 });
+    expect(waits[0]!.ms).toBe(clock.slept[0]);
+    await c.close();
+  });
+
+  it('an error after retries says how many were made and how long they waited', async () => {
+    const clock = fakeClock();
+    const c = client({ clock, retry: { maxRetries: 2 } });
+    replies.push(
+      ...Array.from({ length: 3 }, () => fail(429, 'rate_limit_exceeded', { 'retry-after': '1' })),
+    );
+    const err = (await c.call('listBranches').catch((e: unknown) => e)) as ApiError;
+    expect(err).toMatchObject({ status: 429, attempts: 3, waitedMs: 2000, retryAfterMs: 1000 });
+    await c.close();
+  });
+
+  it('an unretried 429 says so: one attempt, and the Retry-After it did not wait out', async () => {
+    const clock = fakeClock();
+    const c = client({ clock, retry: { maxRetryAfterMs: 30_000 } });
+    replies.push(fail(429, 'rate_limit_exceeded', { 'retry-after': '60' }));
+    const err = (await c.call('listBranches').catch((e: unknown) => e)) as ApiError;
+    expect(err).toMatchObject({ attempts: 1, waitedMs: 0, retryAfterMs: 60_000 });
+    await c.close();
+  });
+
   it('throws typed errors carrying code, status, request_id and details', async () => {
     const c = client();
     replies.push(fail(404, 'resource_not_found', {}, { id: 9 }));

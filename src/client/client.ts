@@ -28,6 +28,18 @@ export interface RequestLog {
   pacedMs?: number;
 }
 
+/** Said before the client sleeps: a retry's backoff or Retry-After, or pacing under the limit. */
+export interface WaitNotice {
+  reason: 'retry' | 'pace';
+  ms: number;
+  /** The status being retried. */
+  status?: number;
+  /** The attempt that failed (retries). */
+  attempt?: number;
+  /** Requests per minute of the credential (pacing). */
+  limit?: number;
+}
+
 export interface Clock {
   now(): number;
   sleep(ms: number): Promise<void>;
@@ -56,6 +68,8 @@ export interface ClientOptions {
   /** Pace requests under the credential's rate limit (default on). */
   pace?: boolean;
   onRequest?: (e: RequestLog) => void;
+  /** Called before each wait, so a person can be told why nothing happens. */
+  onWait?: (w: WaitNotice) => void;
   userAgent?: string;
   /** Idempotency key generator (default crypto.randomUUID). */
   newIdempotencyKey?: () => string;
@@ -243,11 +257,22 @@ export class PartnerClient {
     }
     const pace = this.opts.pace !== false && auth === 'partner';
 
+    let waitedMs = 0;
+    // Set when the last attempt got a 429 and its Retry-After was waited out: the server promised
+    // a token by then, so the retry goes without the pacer's reserve (no second wait).
+    let waitedRetryAfter = false;
     for (let attempt = 1; ; attempt++) {
       let pacedMs = 0;
       if (pace) {
-        pacedMs = this.pacer.take(this.clock.now());
-        if (pacedMs > 0) await this.clock.sleep(pacedMs);
+        pacedMs = this.pacer.take(this.clock.now(), waitedRetryAfter ? 0 : undefined);
+        if (pacedMs > 0) {
+          this.opts.onWait?.({
+            reason: 'pace',
+            ms: pacedMs,
+            ...(this.pacer.perMinute ? { limit: this.pacer.perMinute } : {}),
+          });
+          await this.clock.sleep(pacedMs);
+        }
       }
       const started = this.clock.now();
       let res: Dispatcher.ResponseData;
@@ -310,7 +335,10 @@ export class PartnerClient {
       });
       if (wait !== undefined) {
         if (res.statusCode === 429 && pace) this.pacer.exhausted(now, wait);
+        waitedRetryAfter = res.statusCode === 429 && retryAfterMs !== undefined;
+        this.opts.onWait?.({ reason: 'retry', ms: wait, status: res.statusCode, attempt });
         await this.clock.sleep(wait);
+        waitedMs += wait;
         continue;
       }
       const headersOut: Record<string, string> = {};
@@ -326,6 +354,9 @@ export class PartnerClient {
             request_id: rid,
             details: e.details,
             envelope,
+            attempts: attempt,
+            waitedMs,
+            retryAfterMs,
           });
         }
         throw new ApiError({
@@ -334,6 +365,9 @@ export class PartnerClient {
           status: res.statusCode,
           request_id: rid,
           envelope,
+          attempts: attempt,
+          waitedMs,
+          retryAfterMs,
         });
       }
       return {

@@ -17,6 +17,12 @@ export class ApiError extends Error {
   readonly details: unknown;
   /** The whole envelope when the body was one, for `partner api`. */
   readonly envelope: unknown;
+  /** Requests made for this call, retries included (1 when it was not retried). */
+  readonly attempts: number;
+  /** Time spent waiting before retries. */
+  readonly waitedMs: number;
+  /** The last answer's Retry-After, when it had one. */
+  readonly retryAfterMs: number | undefined;
 
   constructor(init: {
     code: string;
@@ -25,6 +31,9 @@ export class ApiError extends Error {
     request_id?: string;
     details?: unknown;
     envelope?: unknown;
+    attempts?: number;
+    waitedMs?: number;
+    retryAfterMs?: number | undefined;
   }) {
     super(init.message);
     this.wireCode = init.code;
@@ -33,6 +42,9 @@ export class ApiError extends Error {
     this.request_id = init.request_id ?? '';
     this.details = init.details;
     this.envelope = init.envelope;
+    this.attempts = init.attempts ?? 1;
+    this.waitedMs = init.waitedMs ?? 0;
+    this.retryAfterMs = init.retryAfterMs;
   }
 
   get isAuth(): boolean {

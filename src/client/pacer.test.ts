@@ -74,6 +74,19 @@ describe('Pacer', () => {
     expect(sent.at(-1)! - sent.at(-2)!).toBe(2000);
   });
 
+  it('the retry that waited out Retry-After is not paced again (no second window)', () => {
+    const p = new Pacer(1);
+    // 3 per minute, empty; the server said Retry-After 20 s (one token by then).
+    p.observe({ limit: 3, remaining: 0, reset: 60 }, 0);
+    p.exhausted(0, 20_000);
+    expect(p.take(20_000, 0)).toBe(0);
+    // Without the override the reserve would have held it another 20 s.
+    const q = new Pacer(1);
+    q.observe({ limit: 3, remaining: 0, reset: 60 }, 0);
+    q.exhausted(0, 20_000);
+    expect(q.take(20_000)).toBe(20_000);
+  });
+
   it('after a 429 waits out Retry-After before the next token', () => {
     const p = new Pacer(0);
     p.observe({ limit: 60, remaining: 0 }, 0);

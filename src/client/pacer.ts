@@ -43,6 +43,11 @@ export class Pacer {
     return this.limit > 0;
   }
 
+  /** Requests per minute of the credential, once an answer said it (0 before). */
+  get perMinute(): number {
+    return this.limit;
+  }
+
   /** Records what the server said after a response. */
   observe(h: RateLimitHeaders, now: number): void {
     this.limit = h.limit;
@@ -72,12 +77,14 @@ export class Pacer {
 
   /**
    * Takes one token for a request about to be sent and returns how many ms to wait first
-   * (0 when the bucket has room). Successive calls queue behind each other.
+   * (0 when the bucket has room). Successive calls queue behind each other. `reserve` overrides
+   * the tokens left for others: 0 for the retry of a 429 that already waited out Retry-After,
+   * which the server promised one token (keeping the reserve made it wait a second window).
    */
-  take(now: number): number {
+  take(now: number, reserve = this.reserve): number {
     this.inFlight++;
     if (!this.known || this.rate <= 0) return 0;
-    const need = Math.min(1 + this.reserve, this.limit);
+    const need = Math.min(1 + reserve, this.limit);
     // Requests already queued for later push this one behind them.
     const t0 = Math.max(now, this.at);
     const available = Math.min(this.limit, this.tokens + (t0 - this.at) * this.rate);

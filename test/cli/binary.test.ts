@@ -116,9 +116,17 @@ describe('the binary', () => {
       expect((await partner(['providers', 'list'])).code).toBe(0);
     });
     it('1 other failure (400 from the server)', async () => {
-      const r = await partner(['branches', 'list', '--size', '500']);
+      // A range over 90 days: only the server knows (a bad --size is now refused by the CLI).
+      const r = await partner([
+        'orders',
+        'list',
+        '--from',
+        '2024-01-01T00:00:00Z',
+        '--to',
+        '2024-06-01T00:00:00Z',
+      ]);
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/request_invalid[\s\S]*request_id: req_/);
+      expect(r.stderr).toMatch(/request_invalid_range[\s\S]*request_id: req_/);
     });
     it('2 usage', async () => {
       const r = await partner(['branches', 'list', '--bogus']);

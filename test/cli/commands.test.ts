@@ -114,10 +114,16 @@ describe('pagination', () => {
     expect(r.stdout).toMatch(/1–1 of \d+ · --page 2 for more/);
   });
 
-  it('bad page size is caught by the server (400 → exit 1) with the request id', async () => {
+  it('a page size out of bounds is refused before any request (exit 2, naming the flag)', async () => {
     const r = await cli(['branches', 'list', '--size', '500']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--size must be between 1 and 100, got "500"/);
+  });
+
+  it('a 400 from the server (range over 90 days) → exit 1 with the code and request id', async () => {
+    const r = await cli(['orders', 'list', '--from', '2024-01-01T00:00:00Z', '--to', '2024-06-01T00:00:00Z']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/request_invalid/);
+    expect(r.stderr).toMatch(/request_invalid_range/);
     expect(r.stderr).toMatch(/request_id: req_/);
   });
 });
@@ -420,7 +426,7 @@ describe('operator commands', () => {
     expect(rotated.code).toBe(0);
     expect(JSON.parse(rotated.stdout).secret).not.toBe(cred.secret);
 
-    const revoked = await cli(['operator', 'credentials', 'revoke', cred.key, '--json'], {
+    const revoked = await cli(['operator', 'credentials', 'revoke', cred.key, '--json', '--yes'], {
       env: {},
       configDir,
     }).then(() =>
@@ -430,6 +436,7 @@ describe('operator commands', () => {
         'revoke',
         cred.key,
         '--json',
+        '--yes',
         '--server',
         s.baseUrl,
         '--token',

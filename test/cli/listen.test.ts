@@ -105,6 +105,33 @@ describe('partner listen', () => {
     expect(r.stderr).toMatch(/rejected evt_2: signature mismatch/);
   });
 
+  it('pretty output marks a repeated event id, and a repeated cart is not "first seen here" again', async () => {
+    const l = await listen(['--secret', 'whsec_test']);
+    const cart = [{ partner_item_id: 'SKU-NG', title: 'Nasi goreng', quantity: 2 }];
+    const order = { id: 9, status: 2, updated_at: '2025-01-01T00:00:00Z', cart };
+    const body = { brand_id: 1, branch_id: 2, orders: [order] };
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await deliver(l.url, 'whsec_test', body, 'evt_cart', 'service.order.cart.updated')).status,
+      ).toBe(200);
+    const status = { ...body, orders: [{ ...order, status: 4 }] };
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await deliver(l.url, 'whsec_test', status, 'evt_st', 'service.order.status.updated')).status,
+      ).toBe(200);
+    await new Promise((r) => setTimeout(r, 100));
+    const r = await l.stop();
+    const blocks = r.stdout.split(/(?=^--> )/m);
+    expect(blocks).toHaveLength(4);
+    expect(blocks[0]).not.toMatch(/duplicate/);
+    expect(blocks[0]).toContain('cart (first seen here)');
+    expect(blocks[1]).toMatch(/^--> service\.order\.cart\.updated evt_cart .*duplicate/);
+    expect(blocks[1]).not.toContain('first seen here');
+    expect(blocks[1]).not.toContain('Nasi goreng');
+    expect(blocks[2]).not.toMatch(/duplicate/);
+    expect(blocks[3]).toMatch(/^--> service\.order\.status\.updated evt_st .*duplicate/);
+  });
+
   it('needs a secret: exit 2 naming --secret', async () => {
     const r = await runCli(['listen', '--port', '0'], { configDir: tempDir() });
     expect(r.code).toBe(2);

@@ -122,7 +122,7 @@ describe('partner local start: one server per data dir', () => {
     expect(second.stdout).toBe('');
     expect(second.stderr).toMatch(
       new RegExp(
-        `^error already served at ${first.url.replace(/\./g, '\\.')} \\(pid ${first.child.pid}\\): `,
+        `^error: already served at ${first.url.replace(/\./g, '\\.')} \\(pid ${first.child.pid}\\): `,
       ),
     );
     expect(second.stderr.trim().split('\n')).toHaveLength(1);
@@ -175,7 +175,7 @@ describe('partner local start: one server per data dir', () => {
       const r = await run(['--port', String(port), '--data', data], tempDir('partner-cfg-'));
       expect(r.code).toBe(2);
       expect(r.stderr).toBe(
-        `error port ${port} on 127.0.0.1 is in use; pass --port N (0 picks a free one)\n`,
+        `error: port ${port} on 127.0.0.1 is in use; pass --port N (0 picks a free one)\n`,
       );
       expect(existsSync(join(data, 'server.lock'))).toBe(false);
     } finally {
@@ -215,6 +215,6 @@ describe('partner local start: one server per data dir', () => {
       tempDir('partner-cfg-'),
     );
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('error --retry-schedule: "soon" is not a duration such as 500ms, 10s, 5m or 2h\n');
+    expect(r.stderr).toBe('error: --retry-schedule: "soon" is not a duration such as 500ms, 10s, 5m or 2h\n');
   });
 });

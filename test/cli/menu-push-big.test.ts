@@ -129,7 +129,7 @@ describe('menu push: a 2,000-item menu', () => {
         'm',
       ),
     );
-    expect(r.stderr).toMatch(/^error resource_not_found: /m);
+    expect(r.stderr).toMatch(/^error: resource_not_found: /m);
     // No wall of ids: the per-step progress lines and these few lines.
     const tail = r.stderr.slice(r.stderr.indexOf('Push stopped'));
     expect(tail.length, tail).toBeLessThan(600);

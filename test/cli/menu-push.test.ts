@@ -513,7 +513,7 @@ describe('menu push: interrupted and resumed', () => {
         expect(broken.stderr).toMatch(
           /Push stopped after \d+ of 39 steps, at: .*run the same command again to resume\./,
         );
-        expect(broken.stderr).toMatch(/error network: /);
+        expect(broken.stderr).toMatch(/error: network: /);
         const { target } = stateOf(file)!;
         expect(target.run.id).toEqual(expect.any(String));
 

@@ -74,8 +74,8 @@ export function registerApi(root: Command, action: Action): void {
     .command('api')
     .summary('Call any endpoint and print the whole envelope')
     .description(
-      'Call any endpoint and print the whole response envelope (errors too); the exit code follows the status.\n' +
-        'PATH is absolute (/v1/partner/brands) or relative to /v1/partner (brands). /v1/operator/… paths use the local operator token.\n' +
+      'Call any endpoint and print the whole response envelope (errors too); the exit code follows the status.\n\n' +
+        'PATH is absolute (/v1/partner/brands) or relative to /v1/partner (brands). /v1/operator/… paths use the local operator token.\n\n' +
         '-f key=value: typed like gh -F (true, false, null, numbers; @file reads a file; key[]=v builds an array); query for GET/DELETE, body fields otherwise.',
     )
     .argument('<METHOD>', 'GET, POST, PUT, PATCH or DELETE')

@@ -79,6 +79,11 @@ export interface Override {
     args: string[];
     opts: Record<string, unknown>;
   }): void | Promise<void>;
+  /**
+   * Destructive but not a DELETE (e.g. revoking a credential): asks this question first, like a
+   * delete (`--yes` skips; no terminal and no `--yes` is a usage error).
+   */
+  confirm?: (input: FillInput) => string;
   /** Registers a completely hand-written command under `parent` instead of the derived one. */
   replace?: (parent: Command, op: ManifestOp, action: Action) => void;
 }
@@ -198,7 +203,7 @@ export function deriveCommand(op: ManifestOp, override?: Override): OperationCom
     flags,
     bodyOption: op.body ? (op.auth === 'operator' ? 'body' : 'data') : null,
     all: op.paginated,
-    confirm: op.method === 'DELETE',
+    confirm: op.method === 'DELETE' || override?.confirm !== undefined,
     idempotencyKey: write && op.auth === 'partner',
     ...(override ? { override } : {}),
   };

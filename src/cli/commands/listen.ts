@@ -4,6 +4,7 @@ import type { Ctx } from '../context.js';
 import { UsageError } from '../errors.js';
 import { untilSignal } from '../io.js';
 import { readConfigFile } from '../profile-file.js';
+import { NoLocalServerError } from '../target.js';
 import type { Action } from './action.js';
 
 // `partner listen` (docs/webhooks.md): a local webhook receiver that verifies signatures and prints
@@ -55,9 +56,16 @@ async function runListen(ctx: Ctx, opts: Record<string, unknown>): Promise<numbe
   if (opts.local === true) {
     // The business of the active profile's key, and its webhook secret, from the local server.
     const { target } = await ctx.partner();
-    const { client: operator } = await ctx.operator(
-      typeof opts.data === 'string' ? { dataDir: opts.data } : {},
-    );
+    const { client: operator } = await ctx
+      .operator(typeof opts.data === 'string' ? { dataDir: opts.data } : {})
+      .catch((err: unknown) => {
+        // Point at what listen takes (it has --data, not the operator commands' --server/--token).
+        if (err instanceof NoLocalServerError)
+          throw new UsageError(
+            `--local needs a running local server, and none was found (${err.file} is missing): start one with \`partner local start\`, or pass --data DIR (its data dir), or give --secret instead of --local`,
+          );
+        throw err;
+      });
     const creds = (await operator.call('operatorListCredentials')) as { key: string; business_id: number }[];
     const mine = creds.find((c) => c.key === target.key);
     if (!mine)
@@ -125,8 +133,8 @@ export function registerListen(root: Command, action: Action): void {
     .command('listen')
     .summary('Receive webhooks locally: verify signatures, print events, forward')
     .description(
-      'Run a local webhook receiver: verifies x-partner-signature (401 "invalid signature" otherwise), acknowledges\n' +
-        'first, flags repeated event ids and stale status updates, prints each event (--json: one object per line)\n' +
+      'Run a local webhook receiver: verifies x-partner-signature (401 "invalid signature" otherwise), acknowledges ' +
+        'first, flags repeated event ids and stale status updates, prints each event (--json: one object per line) ' +
         'and optionally forwards the exact bytes and x-partner-* headers to your app.',
     )
     .option('--port <port>', 'port to listen on (0 picks a free one)', '4242')

@@ -1,5 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuration, parseStockPair } from './overrides.js';
+import { STATUS_ID } from '../../contract/order-statuses.js';
+import { PARTNER_TARGET_IDS, parseDuration, parseStockPair, partnerTarget } from './overrides.js';
+
+describe('partnerTarget', () => {
+  it('knows the ids of the dictionary', () => {
+    for (const [code, id] of Object.entries(PARTNER_TARGET_IDS))
+      expect(STATUS_ID[code as keyof typeof STATUS_ID]).toBe(id);
+  });
+  it('takes a code in any case or an id, and nothing a partner may not set', () => {
+    expect(partnerTarget('ready', '--status')).toBe('READY');
+    expect(partnerTarget('3', '--status')).toBe(3);
+    expect(() => partnerTarget('PLACED', '--status')).toThrow(/--status must be a status a partner may set/);
+    expect(() => partnerTarget('11', '--status')).toThrow(/ACCEPTED, READY, DELIVERED, CANCELLED/);
+  });
+});
 
 describe('parseDuration', () => {
   it('reads compound durations', () => {

@@ -8,6 +8,31 @@ import type { FillInput, Override } from './derive.js';
 // --json, --idempotency-key, output and errors stay uniform.
 
 const PARTNER_TARGETS = ['ACCEPTED', 'READY', 'DELIVERED', 'CANCELLED'] as const;
+/** Their ids in the status dictionary (stable by spec; overrides.test.ts checks them against it). */
+export const PARTNER_TARGET_IDS: Readonly<Record<(typeof PARTNER_TARGETS)[number], number>> = {
+  ACCEPTED: 2,
+  READY: 4,
+  DELIVERED: 5,
+  CANCELLED: 3,
+};
+
+/**
+ * `--status` of `orders patch`: a status a partner may set, by code (any case) or id. The others
+ * (PLACED, VOID, the driver states…) are refused here rather than by a 400 from the server.
+ */
+export function partnerTarget(value: string | number, flag: string): string | number {
+  const text = String(value).trim();
+  if (/^\d+$/.test(text)) {
+    if (Object.values(PARTNER_TARGET_IDS).includes(Number(text))) return Number(text);
+  } else {
+    const code = text.toUpperCase();
+    if ((PARTNER_TARGETS as readonly string[]).includes(code)) return code;
+  }
+  const list = PARTNER_TARGETS.map((t) => `${t} (${PARTNER_TARGET_IDS[t]})`).join(', ');
+  throw new UsageError(
+    `${flag} must be a status a partner may set: ${PARTNER_TARGETS.join(', ')} (code, any case, or id: ${list}); got "${text}"`,
+  );
+}
 
 function bodyOf(input: FillInput): Record<string, unknown> {
   if (Array.isArray(input.body)) throw new UsageError('--data must be a JSON object here');
@@ -64,11 +89,10 @@ export const OVERRIDES: Readonly<Record<string, Override>> = {
           choices: PARTNER_TARGETS.map((s) => ({ name: s, value: s })),
         });
       }
-      body.status = typeof status === 'string' && /^\d+$/.test(status) ? Number(status) : status;
+      body.status = partnerTarget(status, opts.status !== undefined ? '--status' : '"status" in --data');
       body.platform = 'enterprise';
       const reason = (opts.reason as string | undefined) ?? (body.cancellation_reason as string | undefined);
-      const cancelling =
-        body.status === 3 || (typeof body.status === 'string' && body.status.toUpperCase() === 'CANCELLED');
+      const cancelling = body.status === PARTNER_TARGET_IDS.CANCELLED || body.status === 'CANCELLED';
       if (reason !== undefined) body.cancellation_reason = reason;
       else if (cancelling) {
         if (!canPrompt(ctx.io)) throw new UsageError('--reason is required with --status CANCELLED');
@@ -77,6 +101,18 @@ export const OVERRIDES: Readonly<Record<string, Override>> = {
           validate: (v) => (v.trim() ? true : 'a reason is required'),
         });
       }
+    },
+  },
+
+  // `menu get --brand ID --branch ID` (a store's published menu) or neither (the business menu).
+  getMenu: {
+    fill({ input }) {
+      const brand = input.query.brand_id !== undefined;
+      const branch = input.query.branch_id !== undefined;
+      if (brand !== branch)
+        throw new UsageError(
+          "--brand and --branch go together: both for a store's published menu, neither for the business-level menu",
+        );
     },
   },
 
@@ -94,6 +130,12 @@ export const OVERRIDES: Readonly<Record<string, Override>> = {
         body.comment = await ctx.io.prompter.input({ message: 'Comment:' });
       }
     },
+  },
+
+  // `operator credentials revoke KEY [--yes]`: permanent, so asked like a delete.
+  operatorRevokeCredential: {
+    confirm: (input) =>
+      `Revoke credential ${String(input.params.key)} (it stops working on its next request, for good)?`,
   },
 
   // `operator orders status ORDER_ID STATUS` (the status is positional)

@@ -149,12 +149,14 @@ async function list(ctx: Ctx): Promise<number> {
     return 0;
   }
   const { renderHuman } = await import('../output/human.js');
+  const cols = (io.stdout as { columns?: number }).columns;
   renderHuman(io.stdout, views, {
     json: false,
     tty: true,
     color: ctx.color,
     now: io.clock.now(),
     opId: 'profilesList',
+    width: cols && cols > 20 ? cols - 1 : undefined,
   });
   io.stdout.write(`storage: ${STORAGE} (${s.path}, mode 0600; no OS keyring is used)\n`);
   return 0;
@@ -221,7 +223,7 @@ export function registerProfiles(root: Command, action: Action): void {
     .command('profiles')
     .summary('Stored credentials (key, secret, base URL) per profile')
     .description(
-      'Stored credentials per profile, in a mode-0600 JSON file in $PARTNER_CONFIG_DIR or the per-user config folder.\n' +
+      'Stored credentials per profile, in a mode-0600 JSON file in $PARTNER_CONFIG_DIR or the per-user config folder.\n\n' +
         'Precedence: flags (--profile, --base-url) > environment (PARTNER_PROFILE, PARTNER_BASE_URL, PARTNER_KEY, PARTNER_SECRET) > the default profile.',
     );
 

@@ -9,6 +9,12 @@ import type { FlagSpec, OperationCommand } from './derive.js';
 // Runs a derived operation command: positional args → path params, flags → query and body,
 // `--data` for the whole body (flags override its fields), then one call and the output.
 
+/** Columns of a terminal stream minus one (undefined when it does not say). */
+export function terminalWidth(stream: unknown): number | undefined {
+  const cols = (stream as { columns?: number }).columns;
+  return cols && cols > 20 ? cols - 1 : undefined;
+}
+
 export function camel(flag: string): string {
   return flag.replace(/-([a-z0-9])/g, (_, ch: string) => ch.toUpperCase());
 }
@@ -68,7 +74,7 @@ export async function buildInput(
     body = parsed as Record<string, unknown>;
   }
   for (const f of spec.flags) {
-    const v = coerceFlag(f.field, rawFlag(opts, f), `--${f.name}`);
+    const v = coerceFlag(f.field, rawFlag(opts, f), `--${f.name}`, ctx.io.clock.now());
     if (v === undefined) continue;
     if (f.in === 'query') query[f.field.name] = v;
     else {
@@ -137,7 +143,8 @@ export async function runOperation(
   const input = await buildInput(ctx, spec, args, opts);
   if (spec.confirm) {
     const what = `${spec.path.slice(0, -1).join(' ')} ${Object.values(input.params).join(' ')}`.trim();
-    if (!(await confirmOrThrow(ctx, `Delete ${what}?`, opts.yes))) {
+    const question = spec.override?.confirm?.(input) ?? `Delete ${what}?`;
+    if (!(await confirmOrThrow(ctx, question, opts.yes))) {
       ctx.io.stderr.write('Cancelled.\n');
       return 1;
     }
@@ -157,6 +164,8 @@ export async function runOperation(
     color: ctx.color,
     now: ctx.io.clock.now(),
     opId: op.id,
+    // One column short of the terminal's width: no terminal wraps a line that ends at the edge early.
+    width: ctx.io.stdoutIsTTY ? terminalWidth(ctx.io.stdout) : undefined,
   };
 
   if (spec.all && opts.all === true) {

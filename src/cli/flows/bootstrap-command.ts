@@ -8,9 +8,9 @@ export function registerBootstrap(root: Command, action: Action): void {
     .command('bootstrap')
     .summary('Check the credential and show the business, brands, branches, providers and statuses')
     .description(
-      'The bootstrap sequence of the spec as a guided flow: checks which scopes the credential lacks, then shows\n' +
-        'the business, its brands, branches (with opening hours), providers and the order-status dictionary.\n' +
-        'On a terminal it offers to save a default brand and branch on the profile; --brand/--branch save them\n' +
+      'The bootstrap sequence of the spec as a guided flow: checks which scopes the credential lacks, then shows ' +
+        'the business, its brands, branches (with opening hours), providers and the order-status dictionary. ' +
+        'On a terminal it offers to save a default brand and branch on the profile; --brand/--branch save them ' +
         'without asking. --json prints everything found as one object.',
     )
     .option('--brand <id>', 'save this brand as the default of the profile')

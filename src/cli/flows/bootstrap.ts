@@ -4,6 +4,7 @@ import type { Ctx } from '../context.js';
 import { UsageError } from '../errors.js';
 import { canPrompt } from '../io.js';
 import type { Profile } from '../profile-file.js';
+import { displayWidth, wrapText } from '../output/text-width.js';
 
 // `partner bootstrap` (docs/flows.md): the spec's bootstrap sequence — brands, branches,
 // providers, the order-status dictionary — plus a check of which scopes the credential lacks,
@@ -240,43 +241,76 @@ export async function collectBootstrap(
 
 // ─── Output ──────────────────────────────────────────────────────────────────────────────────
 
-function table(c: ChalkInstance, head: string[], rows: string[][], indent = '  '): string[] {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+/**
+ * A borderless table; when wider than `width`, the last column (free text such as opening hours)
+ * wraps inside its own column instead of the terminal wrapping the whole line.
+ */
+function table(c: ChalkInstance, head: string[], rows: string[][], width: number, indent = '  '): string[] {
+  const widths = head.map((h, i) => Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i] ?? ''))));
+  const last = head.length - 1;
+  const before = indent.length + widths.slice(0, last).reduce((a, w) => a + w + 2, 0);
+  const room = width - before;
   const line = (cells: string[]) =>
     cells
-      .map((x, i) => (i === cells.length - 1 ? x : x.padEnd(widths[i]!)))
+      .map((x, i) => (i === last ? x : x + ' '.repeat(Math.max(0, widths[i]! - displayWidth(x)))))
       .join('  ')
       .trimEnd();
-  return [`${indent}${c.bold(line(head))}`, ...rows.map((r) => `${indent}${line(r)}`)];
+  const out = [`${indent}${c.bold(line(head))}`];
+  for (const r of rows) {
+    const tail = r[last] ?? '';
+    const parts = room >= 12 && before + displayWidth(tail) > width ? wrapText(tail, room) : [tail];
+    out.push(`${indent}${line([...r.slice(0, last), parts[0]!])}`);
+    for (const p of parts.slice(1)) out.push(`${' '.repeat(before)}${p}`);
+  }
+  return out;
 }
 
 const text = (v: unknown) =>
   v === undefined || v === null ? '' : Array.isArray(v) ? v.join(', ') : String(v);
 
-export function renderBootstrap(found: BootstrapFound, color: boolean): string {
+/** The report, laid out for `width` columns (the terminal's; Infinity when not a terminal). */
+export function renderBootstrap(
+  found: BootstrapFound,
+  color: boolean,
+  width = Number.POSITIVE_INFINITY,
+): string {
   const c = new Chalk({ level: color ? 1 : 0 });
   const out: string[] = [];
-  const label = (s: string) => c.bold(s.padEnd(12));
-  out.push(
-    `${label('Credential')}${found.key} ${c.dim(`(${found.profile ? `profile ${found.profile}` : 'from PARTNER_KEY'}) at ${found.base_url}`)}`,
+  const LABEL = 12;
+  const label = (s: string) => c.bold(s.padEnd(LABEL));
+  /** `Label      main (note)`: the dim note goes under the label's column when the line is too long. */
+  const labeled = (name: string, main: string, mainPlain: string, note = '') => {
+    const room = width - LABEL;
+    if (!note || LABEL + displayWidth(mainPlain) + 1 + displayWidth(note) <= width) {
+      out.push(`${label(name)}${main}${note ? ` ${c.dim(note)}` : ''}`);
+      return;
+    }
+    out.push(`${label(name)}${main}`);
+    for (const l of wrapText(note, room)) out.push(`${' '.repeat(LABEL)}${c.dim(l)}`);
+  };
+  labeled(
+    'Credential',
+    found.key,
+    found.key,
+    `(${found.profile ? `profile ${found.profile}` : 'from PARTNER_KEY'}) at ${found.base_url}`,
   );
   const { missing, unknown, checked } = found.scopes;
-  if (missing.length === 0 && unknown.length === 0)
-    out.push(
-      `${label('Scopes')}${c.green('every scope checked is held')} ${c.dim(`(${checked.map((x) => x.scope).join(', ')})`)}`,
-    );
-  else {
-    if (missing.length)
-      out.push(
-        `${label('Scopes')}${c.yellow(`missing ${missing.join(', ')}`)} ${c.dim('— commands that need them answer 403 auth_forbidden')}`,
-      );
+  if (missing.length === 0 && unknown.length === 0) {
+    const held = 'every scope checked is held';
+    labeled('Scopes', c.green(held), held, `(${checked.map((x) => x.scope).join(', ')})`);
+  } else {
+    if (missing.length) {
+      const m = `missing ${missing.join(', ')}`;
+      labeled('Scopes', c.yellow(m), m, '— commands that need them answer 403 auth_forbidden');
+    }
     if (unknown.length)
       out.push(`${label(missing.length ? '' : 'Scopes')}${c.dim(`could not check ${unknown.join(', ')}`)}`);
   }
   const b = found.business;
-  out.push(
-    `${label('Business')}${b ? `#${text(b.id)} ${text(b.title)}${b.address ? c.dim(` · ${text(b.address)}`) : ''}` : c.dim('unknown (no brands:read)')}`,
-  );
+  if (b) {
+    const main = `#${text(b.id)} ${text(b.title)}`;
+    labeled('Business', main, main, b.address ? `· ${text(b.address)}` : '');
+  } else out.push(`${label('Business')}${c.dim('unknown (no brands:read)')}`);
   out.push('');
   out.push(c.bold(`Brands (${found.brands.length})`));
   if (found.brands.length)
@@ -285,6 +319,7 @@ export function renderBootstrap(found: BootstrapFound, color: boolean): string {
         c,
         ['ID', 'TITLE'],
         found.brands.map((x) => [text(x.id), text(x.title)]),
+        width,
       ),
     );
   else out.push(c.dim(`  ${found.errors.brands ?? 'none'}`));
@@ -303,6 +338,7 @@ export function renderBootstrap(found: BootstrapFound, color: boolean): string {
           text(x.time_zone),
           x.opening_hours ?? '',
         ]),
+        width,
       ),
     );
   else out.push(c.dim(`  ${found.errors.branches ?? 'none'}`));
@@ -316,14 +352,16 @@ export function renderBootstrap(found: BootstrapFound, color: boolean): string {
         c,
         ['ID', 'TITLE', 'TYPE', 'COUNTRIES'],
         found.providers.map((x) => [text(x.id), text(x.title), text(x.type), text(x.countries)]),
+        width,
       ),
     );
   else out.push(c.dim(`  ${found.errors.providers ?? 'none'}`));
   out.push('');
   out.push(c.bold(`Order statuses (${found.statuses.length})`));
-  if (found.statuses.length)
-    out.push(`  ${found.statuses.map((s) => `${text(s.id)} ${text(s.status)}`).join(' · ')}`);
-  else out.push(c.dim(`  ${found.errors.statuses ?? 'none'}`));
+  if (found.statuses.length) {
+    const list = found.statuses.map((s) => `${text(s.id)} ${text(s.status)}`).join(' · ');
+    for (const l of wrapText(list, width - 2, ' · ')) out.push(`  ${l}`);
+  } else out.push(c.dim(`  ${found.errors.statuses ?? 'none'}`));
   return `${out.join('\n')}\n`;
 }
 
@@ -432,7 +470,10 @@ export async function runBootstrap(ctx: Ctx, opts: Record<string, unknown>): Pro
       ...(branchFlag !== undefined ? { branch_id: branchFlag } : {}),
     };
   }
-  if (!ctx.json) io.stdout.write(renderBootstrap(found, ctx.color));
+  // On a terminal the report fits its width (one column short: no terminal wraps early).
+  const columns = (io.stdout as { columns?: number }).columns;
+  const width = io.stdoutIsTTY && columns ? columns - 1 : Number.POSITIVE_INFINITY;
+  if (!ctx.json) io.stdout.write(renderBootstrap(found, ctx.color, width));
   // Prompts only on a terminal, never with --json (a script reads that output).
   if (!chosen && profile && !ctx.json && canPrompt(io)) {
     io.stdout.write('\n');

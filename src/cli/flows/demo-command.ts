@@ -8,9 +8,9 @@ export function registerDemo(root: Command, action: Action): void {
     .command('demo')
     .summary('A tour against a throw-away local server: bootstrap, menu push, an order and its webhooks')
     .description(
-      'Starts a local server in a temp dir (demo seed; your profiles and data are not touched), bootstraps,\n' +
-        'pushes the sample menu, registers an in-process webhook listener, simulates an order and walks it\n' +
-        'PLACED → ACCEPTED → READY → DELIVERED while printing the signed events as they arrive, then cleans up.\n' +
+      'Starts a local server in a temp dir (demo seed; your profiles and data are not touched), bootstraps, ' +
+        'pushes the sample menu, registers an in-process webhook listener, simulates an order and walks it ' +
+        'PLACED → ACCEPTED → READY → DELIVERED while printing the signed events as they arrive, then cleans up. ' +
         '--json prints the events as JSON lines (the narration goes to stderr).',
     )
     .option('--timeout <duration>', 'longest wait for each webhook event', '10s');

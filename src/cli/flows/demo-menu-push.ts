@@ -1,5 +1,6 @@
 import { parse } from 'yaml';
 import type { PartnerClient } from '../../client/client.js';
+import { plural } from '../output/words.js';
 
 // The small, straight-line menu push `partner demo` uses for the sample menu on a fresh server:
 // the spec's order (section; category; link categories to the section; item; link it to its
@@ -108,7 +109,7 @@ export async function pushSampleMenu(
     }
     if (categoryIds.length)
       await call('linkCategoryToSection', { section_id: sectionId, category_ids: categoryIds });
-    onStep?.(`section ${s.title}: ${categoryIds.length} categories`);
+    onStep?.(`section ${s.title}: ${plural(categoryIds.length, 'category', 'categories')}`);
     for (const [i, cat] of (s.categories ?? []).entries()) {
       for (const it of cat.items ?? []) {
         let item = items.get(it.key);
@@ -161,7 +162,9 @@ export async function pushSampleMenu(
         max: g.max,
         modifier_ids: modifierIds,
       });
-    onStep?.(`modifier group ${g.title}: ${modifierIds.length} modifiers, on ${itemIds.length} items`);
+    onStep?.(
+      `modifier group ${g.title}: ${plural(modifierIds.length, 'modifier')}, on ${plural(itemIds.length, 'item')}`,
+    );
   }
   await call('syncMenuToStores', { brand_id });
   const published = (await call('publishMenu', { brand_id })) as {

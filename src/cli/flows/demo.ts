@@ -12,6 +12,7 @@ import { collectBootstrap, saveDefaults } from './bootstrap.js';
 import { parseSampleMenu, pushSampleMenu } from './demo-menu-push.js';
 import { SAMPLE_MENU_YAML } from './demo-sample-menu.js';
 import { humanMs, parseDurationMs, sleepOrWake, stopper, Wake } from './orders-watch-time.js';
+import { plural } from '../output/words.js';
 
 // `partner demo` (docs/flows.md): a throw-away local server in a temp dir, the bootstrap, the
 // sample menu pushed, an in-process webhook listener, one simulated order walked PLACED →
@@ -126,11 +127,11 @@ export async function runDemo(ctx: Ctx, opts: Record<string, unknown>): Promise<
     await saveDefaults(configDir, profile, { brand_id: brandId, branch_id: branchId });
     const scopes = found.scopes.missing.length
       ? `missing scopes: ${found.scopes.missing.join(', ')}`
-      : `all ${found.scopes.checked.length} scopes checked are held`;
+      : `all ${plural(found.scopes.checked.length, 'scope')} checked are held`;
     step(
       2,
       'Bootstrap',
-      `"${String(found.business?.title ?? '?')}": ${found.brands.length} brands, ${found.branches.length} branches, ${found.providers.length} providers, ${found.statuses.length} order statuses; ${scopes}`,
+      `"${String(found.business?.title ?? '?')}": ${plural(found.brands.length, 'brand')}, ${plural(found.branches.length, 'branch', 'branches')}, ${plural(found.providers.length, 'provider')}, ${plural(found.statuses.length, 'order status', 'order statuses')}; ${scopes}`,
     );
     say(
       `   ${c.dim(`branch #${branchId} ${String(branch.title)}: ${branch.opening_hours ?? 'no opening hours'}`)}`,
@@ -142,7 +143,7 @@ export async function runDemo(ctx: Ctx, opts: Record<string, unknown>): Promise<
     step(
       3,
       'Menu push',
-      `sample menu → brand #${brandId} "${String(brand.title)}": ${pushed.sections} sections, ${pushed.categories} categories, ${pushed.items} items, ${pushed.modifier_groups} modifier groups (${pushed.modifiers} modifiers) in ${pushed.calls} calls; published version ${pushed.version} to branches ${pushed.branches.join(', ')}`,
+      `sample menu → brand #${brandId} "${String(brand.title)}": ${plural(pushed.sections, 'section')}, ${plural(pushed.categories, 'category', 'categories')}, ${plural(pushed.items, 'item')}, ${plural(pushed.modifier_groups, 'modifier group')} (${plural(pushed.modifiers, 'modifier')}) in ${plural(pushed.calls, 'call')}; published version ${pushed.version} to ${pushed.branches.length === 1 ? 'branch' : 'branches'} ${pushed.branches.join(', ')}`,
     );
 
     // 4. The listener: the business's webhook secret, a receiver on a free port, a registration.

@@ -10,10 +10,10 @@ export function registerOrdersWatch(root: Command, action: Action): void {
     .command('watch')
     .summary('Poll for new orders and status changes (live table and actions on a terminal)')
     .description(
-      'Poll GET /orders with a moving created_at window (overlapping, to absorb clock skew) and re-read open\n' +
-        'orders, showing every new order and every change once — also across restarts, through a cursor file\n' +
-        'per profile and filters in the config dir. On a terminal: a live table; keys act on the selected order\n' +
-        '(a accept, r ready, d delivered, c cancel, m comment, enter menu, q quit). --json: one JSON line per\n' +
+      'Poll GET /orders with a moving created_at window (overlapping, to absorb clock skew) and re-read open ' +
+        'orders, showing every new order and every change once — also across restarts, through a cursor file ' +
+        'per profile and filters in the config dir. On a terminal: a live table; keys act on the selected order ' +
+        '(a accept, r ready, d delivered, c cancel, m comment, enter menu, q quit). --json: one JSON line per ' +
         'change. Backs off on 429/5xx/network errors (honouring Retry-After) and says so on stderr.',
     )
     .option('--branch <id>', 'only orders of this branch')

@@ -137,6 +137,7 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
     profile: ctx.globals.profile,
     baseUrl: ctx.globals.baseUrl,
   });
+  ctx.credentialSource = target.source;
   const filters: WatchFilters = { branch_id: branch, status: statusIds };
   const file = cursorPath(io.configDir, {
     profile: target.profile?.name,
@@ -146,7 +147,9 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
   });
   let live: LiveView | undefined;
   const say = (msg: string) => {
-    io.stderr.write(`partner orders watch: ${msg}\n`);
+    // With the live view on a terminal that is also stderr, a line written there would tear the
+    // frame: the view's status line says it instead.
+    if (!live || !io.stderrIsTTY) io.stderr.write(`partner orders watch: ${msg}\n`);
     if (live) {
       live.status = msg;
       live.render(io.clock.now(), matches);
@@ -217,7 +220,16 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
   const liveOn = io.stdoutIsTTY && !json;
   const interactive = liveOn && canPrompt(io);
   const title = `orders watch · ${target.profile ? `profile ${target.profile.name}` : 'credential from env'} · branch ${branch ?? 'all'} · status ${statusIds ? statusIds.map(nameOf).join(',') : 'all'} · every ${humanMs(interval)}`;
-  live = liveOn ? new LiveView({ io, color: ctx.color, title, interactive, statusName: nameOf }) : undefined;
+  live = liveOn
+    ? new LiveView({
+        io,
+        color: ctx.color,
+        title,
+        interactive,
+        statusName: nameOf,
+        onResize: () => live?.render(io.clock.now(), matches),
+      })
+    : undefined;
 
   const counts = { polls: 0, new: 0, changed: 0 };
   const lastRead = new Map<number, number>();
@@ -352,7 +364,7 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
           ? undefined
           : a.kind;
     keys?.pause();
-    live?.beforePrompt();
+    live?.beforePrompt(io.clock.now(), matches);
     try {
       if (a.kind === 'menu') {
         const list = live?.visible(matches) ?? [];
@@ -410,6 +422,10 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
     } catch (err) {
       if (err instanceof Stopping) return;
       const e = err as { name?: string; code?: string; message?: string };
+      if (e.name === 'ExitPromptError') {
+        live?.note(`#${id ?? '?'}: left the prompt, nothing changed`);
+        return;
+      }
       // A refused action (409 invalid transition, 404…) is shown, not fatal.
       const msg = `#${id ?? '?'}: ${e.name === 'ApiError' ? `${e.code}: ` : ''}${e.message ?? String(err)}`;
       if (live) live.note(msg);

@@ -41,6 +41,10 @@ export function prettyEvent(e: ReceivedEvent, color: boolean): string {
     orders?: Record<string, unknown>[];
   };
   const head = `${c.cyan('-->')} ${c.bold(e.event_type)} ${e.event_id} ${c.dim(`attempt ${e.attempt}`)} brand ${String(body.brand_id)}/branch ${String(body.branch_id)}`;
+  // A repeated event id (a retry, an operator replay) was already shown: marked, not shown again,
+  // so its cart is not reported as new a second time.
+  if (e.duplicate)
+    return `${head} ${c.yellow('duplicate: this event id was already received; acknowledged, not shown again')}\n`;
   const lines = [
     e.stale ? `${head} ${c.yellow('stale: older than an update already seen, not shown as a change')}` : head,
   ];

@@ -11,14 +11,43 @@ function jsonSchema(s: z.ZodType): Json {
 
 const TYPES: readonly FieldType[] = ['string', 'integer', 'number', 'boolean', 'array', 'object'];
 
+interface Described {
+  type: FieldType;
+  nullable: boolean;
+  enum?: (string | number)[];
+  items?: Json;
+  minimum?: number;
+  maximum?: number;
+  format?: 'date-time' | 'date-or-time';
+}
+
+/** Inclusive bounds a person can be told (`exclusiveMinimum: 0` of an integer is 1; ±2^53 is none). */
+function bounds(node: Json, integer: boolean): { minimum?: number; maximum?: number } {
+  const out: { minimum?: number; maximum?: number } = {};
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+  const lo =
+    num(node.minimum) ??
+    (integer && num(node.exclusiveMinimum) !== undefined ? num(node.exclusiveMinimum)! + 1 : undefined);
+  const hi =
+    num(node.maximum) ??
+    (integer && num(node.exclusiveMaximum) !== undefined ? num(node.exclusiveMaximum)! - 1 : undefined);
+  if (lo !== undefined && lo > Number.MIN_SAFE_INTEGER) out.minimum = lo;
+  if (hi !== undefined && hi < Number.MAX_SAFE_INTEGER) out.maximum = hi;
+  return out;
+}
+
 /** Collapses `anyOf [X, null]` / `type: [X, 'null']` / enums / consts into one flag-friendly shape. */
-function describe(s: Json): { type: FieldType; nullable: boolean; enum?: (string | number)[]; items?: Json } {
+function describe(s: Json): Described {
   let nullable = false;
   let node = s;
   const alts = (node.anyOf ?? node.oneOf) as Json[] | undefined;
   if (Array.isArray(alts)) {
     const nonNull = alts.filter((a) => a.type !== 'null');
     nullable = nonNull.length < alts.length;
+    // An ISO time or a bare date (`from`/`to` of the order list): one string flag.
+    const formats = nonNull.map((a) => (a.type === 'string' ? a.format : undefined));
+    if (nonNull.length === 2 && formats.includes('date-time') && formats.includes('date'))
+      return { type: 'string', nullable, format: 'date-or-time' };
     if (nonNull.length !== 1) return { type: 'any', nullable };
     node = nonNull[0]!;
   }
@@ -40,6 +69,8 @@ function describe(s: Json): { type: FieldType; nullable: boolean; enum?: (string
   return {
     type,
     nullable,
+    ...(type === 'integer' || type === 'number' ? bounds(node, type === 'integer') : {}),
+    ...(type === 'string' && node.format === 'date-time' ? { format: 'date-time' as const } : {}),
     ...(en?.length ? { enum: en } : {}),
     ...(type === 'array' && node.items && typeof node.items === 'object'
       ? { items: node.items as Json }
@@ -55,11 +86,12 @@ function fields(schema: Json | undefined, only?: readonly string[]): ManifestFie
     .map(([name, s]) => {
       const d = describe(s);
       const f: ManifestField = { name, type: d.type, required: required.has(name) };
-      if (d.items) {
-        const i = describe(d.items);
-        f.items = i.type;
-        if (i.enum) f.enum = i.enum;
-      } else if (d.enum) f.enum = d.enum;
+      const shape = d.items ? describe(d.items) : d;
+      if (d.items) f.items = shape.type;
+      if (shape.enum) f.enum = shape.enum;
+      if (shape.minimum !== undefined) f.minimum = shape.minimum;
+      if (shape.maximum !== undefined) f.maximum = shape.maximum;
+      if (shape.format) f.format = shape.format;
       if (d.nullable) f.nullable = true;
       if (typeof s.description === 'string') f.description = s.description;
       if (s.default !== undefined) f.default = s.default;

@@ -16,6 +16,11 @@ export interface ManifestField {
   required: boolean;
   description?: string;
   default?: unknown;
+  /** Inclusive bounds of a number (or of an array's numbers), when the schema has them. */
+  minimum?: number;
+  maximum?: number;
+  /** `date-time`: an ISO 8601 time; `date-or-time`: that or a bare `YYYY-MM-DD`. */
+  format?: 'date-time' | 'date-or-time';
 }
 
 export interface ManifestOp {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { maskSecret } from '../mask.js';
-import { cellText, isIsoDateTime, relativeTime } from './format.js';
+import { cellText, isIsoDateTime, relativeTime, shortAge } from './format.js';
 
 describe('relativeTime', () => {
   const now = Date.parse('2025-01-01T12:00:00Z');
@@ -9,6 +9,19 @@ describe('relativeTime', () => {
     expect(relativeTime('2025-01-01T14:00:00Z', now)).toBe('in 2 hours');
     expect(relativeTime('2025-01-01T11:59:55Z', now)).toBe('just now');
     expect(relativeTime('2024-12-29T12:00:00Z', now)).toBe('3 days ago');
+  });
+});
+
+describe('shortAge', () => {
+  const now = Date.parse('2025-01-01T12:00:00Z');
+  it('fits a narrow column', () => {
+    expect(shortAge('2025-01-01T11:59:55Z', now)).toBe('now');
+    expect(shortAge('2025-01-01T11:59:15Z', now)).toBe('45s');
+    expect(shortAge('2025-01-01T11:46:00Z', now)).toBe('14m');
+    expect(shortAge('2025-01-01T09:30:00Z', now)).toBe('2h');
+    expect(shortAge('2024-12-29T12:00:00Z', now)).toBe('3d');
+    expect(shortAge('2025-01-01T12:05:00Z', now)).toBe('in 5m');
+    expect(shortAge('not a time', now)).toBe('');
   });
 });
 

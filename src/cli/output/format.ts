@@ -42,3 +42,21 @@ export function cellText(v: unknown, max = 60): string {
   s = s.replace(/[\t\r\n]+/g, ' ');
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
+
+/** A compact age for narrow columns: "now", "45s", "14m", "2h", "3d" (future times as "in 5m"). */
+export function shortAge(iso: string, now: number): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return '';
+  const diff = now - t;
+  const abs = Math.abs(diff);
+  if (abs < 10_000) return 'now';
+  const text =
+    abs < 60_000
+      ? `${Math.floor(abs / 1000)}s`
+      : abs < 3600_000
+        ? `${Math.floor(abs / 60_000)}m`
+        : abs < 86_400_000
+          ? `${Math.floor(abs / 3600_000)}h`
+          : `${Math.floor(abs / 86_400_000)}d`;
+  return diff < 0 ? `in ${text}` : text;
+}

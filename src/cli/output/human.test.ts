@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderHuman } from './human.js';
+import { displayWidth, stripAnsi } from './text-width.js';
 import { render } from './index.js';
 
 const now = Date.parse('2025-01-01T12:00:00Z');
@@ -141,5 +142,59 @@ describe('render', () => {
       '        Bacon  SKU-B  1: 8000.00',
       '',
     ]);
+  });
+});
+
+describe('tables on a terminal fit its width', () => {
+  const creds = [
+    {
+      key: 'pk_QFmbGic7d3I5PGb8',
+      business_id: 1,
+      scopes: [
+        'brands:read',
+        'brands:update',
+        'brands:create',
+        'branches:read',
+        'orders:read',
+        'orders:update',
+      ],
+      rate_limit: 600,
+      revoked_at: null,
+      created_at: '2025-01-01T11:00:00Z',
+    },
+  ];
+  it('squeezes the widest column (cut with …) so no line passes the width', async () => {
+    const s = await capture((out) =>
+      renderHuman(out, creds, {
+        json: false,
+        tty: true,
+        color: true,
+        now,
+        opId: 'operatorListCredentials',
+        width: 79,
+      }),
+    );
+    const lines = stripAnsi(s).trimEnd().split('\n');
+    expect(Math.max(...lines.map(displayWidth))).toBeLessThanOrEqual(79);
+    expect(lines[1]).toContain('pk_QFmbGic7d3I5PGb8');
+    expect(lines[1]).toContain('brands:read');
+    expect(lines[1]).toContain('…');
+    expect(lines[1]).toContain('1 hour ago');
+  });
+  it('leaves a table that fits as it is', async () => {
+    const wide = await capture((out) =>
+      renderHuman(out, creds, {
+        json: false,
+        tty: true,
+        color: false,
+        now,
+        opId: 'operatorListCredentials',
+        width: 200,
+      }),
+    );
+    expect(wide).toContain(
+      'brands:read, brands:update, brands:create, branches:read, orders:read'.slice(0, 40),
+    );
+    expect(wide).not.toContain('…,');
   });
 });

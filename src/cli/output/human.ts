@@ -2,8 +2,10 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
 import { statusName } from '../../contract/order-statuses.js';
 import { cellText, isIsoDateTime, relativeTime } from './format.js';
+import { displayWidth } from './text-width.js';
 import type { Out, RenderOptions } from './index.js';
 import { isMenuTree, renderMenuTree } from './menu-tree.js';
+import { isOrder, renderOrder } from './order-view.js';
 import { type Column, type Row, VIEWS, type View } from './views.js';
 
 // Human output of a payload. TTY: tables with colours, relative times and status names.
@@ -56,10 +58,11 @@ function paint(c: ChalkInstance, v: unknown, kind: Column['kind'], o: RenderOpti
   return cellText(v, o.tty ? 48 : Number.POSITIVE_INFINITY);
 }
 
-function table(c: ChalkInstance, head: string[]): Table.Table {
-  // Borderless, gh-like.
+function table(c: ChalkInstance, head: string[], colWidths?: number[]): Table.Table {
+  // Borderless, gh-like; with colWidths, longer cells are cut with … (colour codes kept whole).
   return new Table({
     head: head.map((h) => c.bold(h.toUpperCase())),
+    ...(colWidths ? { colWidths } : {}),
     chars: {
       top: '',
       'top-mid': '',
@@ -91,12 +94,45 @@ function renderRows(out: Out, rows: Row[], columns: Column[], o: RenderOptions, 
     out.write(`${c.dim('No results')}\n`);
     return;
   }
+  const cells = rows.map((r) => columns.map((col) => paint(c, col.get(r), col.kind, o)));
+  const widths = o.width ? fitTable(columns, cells, o.width) : undefined;
   const t = table(
     c,
     columns.map((col) => col.header),
+    widths,
   );
-  for (const r of rows) t.push(columns.map((col) => paint(c, col.get(r), col.kind, o)));
+  for (const r of cells) t.push(r);
   out.write(`${t.toString()}\n`);
+}
+
+/**
+ * Column widths that keep a table within `width` cells: the column that wanted the most gives
+ * cells first (its cells then end in …), down to 8 cells or its header, then the next. Coloured columns
+ * (statuses, yes/no) and columns already narrow keep their width. Undefined when it fits.
+ */
+function fitTable(columns: Column[], cells: string[][], width: number): number[] | undefined {
+  const wants = columns.map((col, i) =>
+    Math.max(displayWidth(col.header), ...cells.map((r) => displayWidth(r[i] ?? ''))),
+  );
+  const gaps = 2 * (columns.length - 1);
+  let over = wants.reduce((a, b) => a + b, 0) + gaps - width;
+  if (over <= 0) return undefined;
+  const mins = columns.map((col, i) =>
+    col.kind === 'status' || cells.some((r) => (r[i] ?? '').includes('\u001b'))
+      ? wants[i]!
+      : Math.min(wants[i]!, Math.max(displayWidth(col.header), 8)),
+  );
+  const w = [...wants];
+  while (over > 0) {
+    let pick = -1;
+    // The column that wanted the most gives first (long free text), down to its minimum.
+    for (let i = 0; i < w.length; i++)
+      if (w[i]! > mins[i]! && (pick < 0 || wants[i]! > wants[pick]!)) pick = i;
+    if (pick < 0) break;
+    w[pick]!--;
+    over--;
+  }
+  return w;
 }
 
 function renderRecord(out: Out, rec: Row, o: RenderOptions, c: ChalkInstance): void {
@@ -141,6 +177,10 @@ export function renderHuman(out: Out, data: unknown, o: RenderOptions): void {
   }
   if (Array.isArray(data)) {
     for (const v of data) out.write(`${cellText(v, Number.POSITIVE_INFINITY)}\n`);
+    return;
+  }
+  if (o.tty && isOrder(data)) {
+    renderOrder(out, data, o, c);
     return;
   }
   if (isRecord(data)) {

@@ -7,6 +7,8 @@ export interface RenderOptions {
   color: boolean;
   now: number;
   opId?: string | undefined;
+  /** Columns of the terminal (TTY only): tables are fitted to it. */
+  width?: number | undefined;
 }
 
 export type Out = { write(s: string): unknown };

@@ -233,7 +233,7 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
       if (!rate.allowed) {
         throw new ApiError(
           'rate_limit_exceeded',
-          `rate limit of ${rate.limit} requests per minute exceeded; retry in ${rate.retryAfter} s`,
+          `rate limit of ${rate.limit} request${rate.limit === 1 ? '' : 's'} per minute exceeded; retry in ${rate.retryAfter} s`,
           { retry_after: rate.retryAfter },
           { 'retry-after': String(rate.retryAfter) },
         );

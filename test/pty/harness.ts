@@ -1,0 +1,244 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { IPty } from '@lydell/node-pty';
+import type { Terminal as XTerm } from '@xterm/headless';
+
+// A real terminal for tests: the built `bin/partner.js` runs under a pseudo-terminal (node-pty),
+// its output is fed to a headless xterm, and tests read the *screen* as a person sees it, type
+// keys, and wait (bounded) for text to appear. No fake prompter anywhere: stdin, stdout and
+// stderr of the child are the pty, so `isatty` is true just as in a terminal window.
+
+const require = createRequire(import.meta.url);
+const pty = require('@lydell/node-pty') as typeof import('@lydell/node-pty');
+const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');
+
+export const root = fileURLToPath(new URL('../../', import.meta.url));
+const bin = join(root, 'bin/partner.js');
+
+/** Builds dist/ when it is missing (`npm test` builds first; a lone `vitest run` may not have). */
+export function ensureBuilt(): void {
+  if (existsSync(join(root, 'dist/cli.js'))) return;
+  const b = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, encoding: 'utf8' });
+  if (b.status !== 0) throw new Error(`build failed: ${b.stderr}`);
+}
+
+export const KEYS = {
+  up: '\u001b[A',
+  down: '\u001b[B',
+  right: '\u001b[C',
+  left: '\u001b[D',
+  enter: '\r',
+  backspace: '\u007f',
+  ctrlC: '\u0003',
+  escape: '\u001b',
+} as const;
+
+export type Wanted = string | RegExp | ((screen: string[]) => boolean);
+
+export interface PtyOptions {
+  cols?: number;
+  rows?: number;
+  /** Extra environment (on top of PATH, HOME, TERM and the config dir). */
+  env?: Record<string, string>;
+  /** Config dir of the child (PARTNER_CONFIG_DIR); a fresh temp dir when omitted. */
+  configDir?: string;
+  cwd?: string;
+}
+
+export interface PtySession {
+  /** The visible screen, one string per row, trailing spaces trimmed. */
+  screen(): string[];
+  /** Every line written so far (scrollback and screen), trailing spaces trimmed. */
+  history(): string[];
+  /**
+   * Rows that continue the row above, i.e. lines too wide for the terminal: of the visible
+   * screen, or with `all` of everything written (scrollback included).
+   */
+  wrappedRows(all?: boolean): number[];
+  /** Everything the program wrote, escape sequences included. */
+  readonly raw: string;
+  /** Types text or key sequences (see KEYS). */
+  write(data: string): void;
+  /** Waits until the screen matches; on timeout throws with the screen in the message. */
+  waitFor(wanted: Wanted, timeoutMs?: number): Promise<string[]>;
+  /** Waits for the program to end; on timeout kills it and throws with the screen. */
+  exit(timeoutMs?: number): Promise<number>;
+  resize(cols: number, rows: number): void;
+  readonly cols: number;
+  readonly rows: number;
+  readonly configDir: string;
+  kill(): void;
+}
+
+const live = new Set<PtySession>();
+const dirs: string[] = [];
+
+/** A temp dir removed by `cleanup()`. */
+export function tempDir(prefix = 'partner-pty-'): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+}
+
+/** Kills whatever a test left running and removes the temp dirs (call in afterEach). */
+export function cleanup(): void {
+  for (const s of live) s.kill();
+  live.clear();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
+function lineText(term: XTerm, y: number): string {
+  // Up to the terminal's width: after a narrowing resize the buffer keeps cells beyond it.
+  return (term.buffer.active.getLine(y)?.translateToString(true, 0, term.cols) ?? '').trimEnd();
+}
+
+function matches(wanted: Wanted, lines: string[]): boolean {
+  if (typeof wanted === 'function') return wanted(lines);
+  const text = lines.join('\n');
+  return typeof wanted === 'string' ? text.includes(wanted) : wanted.test(text);
+}
+
+function describeWanted(w: Wanted): string {
+  return typeof w === 'function' ? 'a screen passing the check' : String(w);
+}
+
+/** Runs `partner ARGS…` under a real pty of `cols`×`rows` (80×24 by default). */
+export function spawnPartner(args: string[], o: PtyOptions = {}): PtySession {
+  const cols = o.cols ?? 80;
+  const rows = o.rows ?? 24;
+  const configDir = o.configDir ?? tempDir('partner-pty-cfg-');
+  const home = tempDir('partner-pty-home-');
+  // A minimal environment: nothing of the developer's machine (CI, NO_COLOR, PARTNER_*) leaks in.
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    TERM: 'xterm-256color',
+    LANG: 'C.UTF-8',
+    PARTNER_CONFIG_DIR: configDir,
+    PARTNER_DATA_DIR: join(home, 'data'),
+    ...o.env,
+  };
+  const term = new Terminal({ cols, rows, scrollback: 1000, allowProposedApi: true });
+  const child: IPty = pty.spawn(process.execPath, [bin, ...args], {
+    name: 'xterm-256color',
+    cols,
+    rows,
+    cwd: o.cwd ?? root,
+    env,
+  });
+  let raw = '';
+  let pending = 0;
+  let exitCode: number | undefined;
+  const exited = new Promise<number>((resolve) => {
+    child.onExit(({ exitCode: code }) => {
+      exitCode = code;
+      resolve(code);
+    });
+  });
+  child.onData((d) => {
+    raw += d;
+    pending++;
+    term.write(d, () => {
+      pending--;
+    });
+  });
+  const flushed = async () => {
+    for (let i = 0; pending > 0 && i < 200; i++) await new Promise((r) => setTimeout(r, 5));
+  };
+  const screen = () => {
+    const b = term.buffer.active;
+    const out: string[] = [];
+    for (let y = b.viewportY; y < b.viewportY + term.rows; y++) out.push(lineText(term, y));
+    return out;
+  };
+  const history = () => {
+    const out: string[] = [];
+    for (let y = 0; y < term.buffer.active.length; y++) out.push(lineText(term, y));
+    return out;
+  };
+  const wrappedRows = (all = false) => {
+    const b = term.buffer.active;
+    const from = all ? 0 : b.viewportY;
+    const to = all ? b.length : b.viewportY + term.rows;
+    const out: number[] = [];
+    for (let y = from; y < to; y++) if (b.getLine(y)?.isWrapped) out.push(y - from);
+    return out;
+  };
+  const dump = () =>
+    `screen (${term.cols}×${term.rows}):\n${screen()
+      .map((l) => `|${l}`)
+      .join('\n')}`;
+  const session: PtySession = {
+    screen,
+    history,
+    wrappedRows,
+    get raw() {
+      return raw;
+    },
+    get cols() {
+      return term.cols;
+    },
+    get rows() {
+      return term.rows;
+    },
+    configDir,
+    write(data) {
+      child.write(data);
+    },
+    async waitFor(wanted, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        await flushed();
+        const s = screen();
+        if (matches(wanted, s)) return s;
+        if (exitCode !== undefined) {
+          await new Promise((r) => setTimeout(r, 50));
+          await flushed();
+          if (matches(wanted, screen())) return screen();
+          throw new Error(`exited (${exitCode}) before showing ${describeWanted(wanted)}\n${dump()}`);
+        }
+        if (Date.now() > deadline)
+          throw new Error(`timed out after ${timeoutMs} ms waiting for ${describeWanted(wanted)}\n${dump()}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+    async exit(timeoutMs = 5000) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const d = dump();
+          session.kill();
+          reject(new Error(`did not exit within ${timeoutMs} ms\n${d}`));
+        }, timeoutMs);
+      });
+      try {
+        const code = await Promise.race([exited, timeout]);
+        await flushed();
+        return code;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    resize(c, r) {
+      child.resize(c, r);
+      term.resize(c, r);
+    },
+    kill() {
+      if (exitCode === undefined) {
+        try {
+          child.kill('SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      live.delete(session);
+    },
+  };
+  live.add(session);
+  void exited.then(() => live.delete(session));
+  return session;
+}
