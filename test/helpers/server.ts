@@ -41,6 +41,8 @@ export async function startTestServer(
     now?: () => number;
     dataDir?: string;
     retrySchedule?: number[];
+    /** Receives what the server would log as an internal error (default: stderr). */
+    logErrors?: (err: unknown) => void;
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'partner-test-'));
@@ -51,6 +53,7 @@ export async function startTestServer(
     version: '0.0.0-test',
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.retrySchedule ? { retrySchedule: opts.retrySchedule } : {}),
+    ...(opts.logErrors ? { logErrors: opts.logErrors } : {}),
   });
   const operator = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(server.baseUrl + path, {

@@ -11,13 +11,18 @@ import {
   nestsDeeperThan,
   validKey,
 } from '../domain/idempotency.js';
+import { AllowedMethods } from './allowed-methods.js';
 import { ApiError, type FieldIssue } from './api-error.js';
 import { CredentialAuth, checkOperator, type AuthedCredential } from './auth.js';
+import { decodedBody, hasBody } from './content-encoding.js';
+import { registerStrictJson } from './json-body.js';
 import type { HandlerTable, PartnerCtx, Services } from './context.js';
 import { RawJson } from './context.js';
 import { IdempotencyStore } from './idempotency-store.js';
 
 export const BODY_LIMIT = 1024 * 1024;
+/** Longer than any request line Node accepts (its header block is 16 KiB). */
+const MAX_PARAM_LENGTH = 16 * 1024;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -89,6 +94,10 @@ function fromFastifyError(err: { code?: string; statusCode?: number; message: st
       return new ApiError('request_invalid', 'the URL is not valid (a bad percent-encoding?)', [
         { path: ['url'], message: 'not a valid URL' },
       ]);
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('request_invalid', 'a path segment is too long', [
+        { path: ['url'], message: 'a path segment is too long' },
+      ]);
     default:
       if (err.statusCode === 400) return new ApiError('request_invalid', err.message);
       if (err.statusCode === 413) return new ApiError('request_too_large');
@@ -99,20 +108,34 @@ function fromFastifyError(err: { code?: string; statusCode?: number; message: st
 
 const isWrite = (op: OperationSpec) => op.method !== 'GET';
 
+function isJsonObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function jsonType(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`;
+}
+
 export interface AppOptions {
   logErrors?: (err: unknown) => void;
 }
 
 export function buildApp(services: Services, handlers: HandlerTable, opts: AppOptions = {}): FastifyInstance {
+  const logErrors =
+    opts.logErrors ??
+    ((err: unknown) => process.stderr.write(`partner server: ${String((err as Error)?.stack ?? err)}\n`));
   const app = Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT,
     genReqId,
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // Parameters of any length reach their route, so a long one answers like any invalid one
+    // (after auth, 400); the request line is bounded by Node's header size limit anyway.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     // Errors raised before routing still answer in the envelope.
     frameworkErrors: (err, _req, reply) => {
       const e = fromFastifyError(err as { code?: string; statusCode?: number; message: string });
+      if (e.code === 'internal_error') logErrors(err);
       reply.header('x-request-id', reply.request.id);
       void sendError(reply, e.status, errorJson(e));
     },
@@ -135,20 +158,42 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
   });
   // Only JSON bodies: Fastify would otherwise parse text/plain into a string (→ 400, not 415).
   app.removeContentTypeParser('text/plain');
+  registerStrictJson(app);
   const idem = new IdempotencyStore(services.db);
   const committed = () =>
     services.group.pending
       ? new Promise<void>((ok, fail) => services.group.whenCommitted(ok, fail))
       : undefined;
   const inFlight = new Set<string>();
-  const logErrors =
-    opts.logErrors ??
-    ((err: unknown) => process.stderr.write(`partner server: ${String((err as Error)?.stack ?? err)}\n`));
 
+  // A known path with a method it does not serve → 405 before anything else (auth, body), with
+  // the same Allow whichever method was tried.
+  const allowed = new AllowedMethods(OPERATION_LIST);
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
+    const methods = allowed.of(req.url);
+    if (methods && !methods.includes(req.method)) {
+      const path = req.url.split('?')[0]!;
+      reply.header('allow', methods.join(', '));
+      void sendError(
+        reply,
+        405,
+        errorJson(
+          new ApiError(
+            'request_method_not_allowed',
+            `${req.method} is not allowed on ${path}; use ${methods.join(', ')}`,
+          ),
+        ),
+      );
+      return;
+    }
     done();
   });
+
+  // Bodies may come compressed; the limit applies after decoding (content-encoding.ts).
+  app.addHook('preParsing', async (req, _reply, payload) =>
+    hasBody(req.headers) ? decodedBody(req.headers['content-encoding'], payload, BODY_LIMIT) : payload,
+  );
 
   app.setErrorHandler((err: unknown, _req, reply) => {
     let e: ApiError;
@@ -162,49 +207,13 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
     return sendError(reply, e.status, errorJson(e));
   });
 
-  // Unknown path → 404; known path with another method → 405 with Allow.
-  const patterns = new Map<string, { re: RegExp; methods: Set<string> }>();
-  for (const op of OPERATION_LIST) {
-    const p = patterns.get(op.path) ?? {
-      re: new RegExp(`^${op.path.replace(/[.]/g, '\\.').replace(/\{\w+\}/g, '[^/]+')}/?$`),
-      methods: new Set<string>(),
-    };
-    p.methods.add(op.method);
-    if (op.method === 'GET') p.methods.add('HEAD');
-    patterns.set(op.path, p);
-  }
-  // A static path of one method (PATCH /orders/status) also matches a parameter route of another
-  // (GET /orders/{id}): answer 405 there rather than an "invalid id" 400.
-  const staticMethods = new Map<string, Set<string>>();
-  for (const [path, p] of patterns) if (!path.includes('{')) staticMethods.set(path, p.methods);
-  const wrongMethodOnStatic = (req: FastifyRequest): string[] | undefined => {
-    const methods = staticMethods.get(req.url.split('?')[0]!.replace(/\/$/, ''));
-    return methods && !methods.has(req.method) ? [...methods] : undefined;
-  };
-
-  app.setNotFoundHandler((req, reply) => {
-    const path = req.url.split('?')[0]!;
-    const allowed = new Set<string>();
-    for (const p of patterns.values()) if (p.re.test(path)) for (const m of p.methods) allowed.add(m);
-    if (allowed.size > 0) {
-      reply.header('allow', [...allowed].join(', '));
-      return sendError(
-        reply,
-        405,
-        errorJson(
-          new ApiError(
-            'request_method_not_allowed',
-            `${req.method} is not allowed on ${path}; use ${[...allowed].join(', ')}`,
-          ),
-        ),
-      );
-    }
-    return sendError(
+  app.setNotFoundHandler((req, reply) =>
+    sendError(
       reply,
       404,
-      errorJson(new ApiError('resource_not_found', `no route ${req.method} ${path}`)),
-    );
-  });
+      errorJson(new ApiError('resource_not_found', `no route ${req.method} ${req.url.split('?')[0]!}`)),
+    ),
+  );
 
   app.get('/healthz', (_req, reply) =>
     sendData(reply, 200, JSON.stringify({ status: 'ok', version: services.version })),
@@ -267,15 +276,10 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
       url: op.path.replace(/\{(\w+)\}/g, ':$1'),
       onRequest,
       handler: async (req, reply) => {
-        if (op.path.includes('{')) {
-          const allowed = wrongMethodOnStatic(req);
-          if (allowed) {
-            reply.header('allow', allowed.join(', '));
-            throw new ApiError(
-              'request_method_not_allowed',
-              `${req.method} is not allowed on ${req.url.split('?')[0]}; use ${allowed.join(', ')}`,
-            );
-          }
+        if (op.body && req.body !== undefined && !isJsonObject(req.body)) {
+          throw new ApiError('request_invalid', 'the body must be a JSON object', [
+            { path: ['body'], message: `expected a JSON object, got ${jsonType(req.body)}` },
+          ]);
         }
         if (nestsDeeperThan(req.body, MAX_BODY_DEPTH)) {
           throw new ApiError('request_invalid', `body nests deeper than ${MAX_BODY_DEPTH} levels`, [
@@ -288,12 +292,12 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
           query: parsePart(op.query, req.query, 'query', bad),
           body: op.body ? parsePart(op.body, req.body, 'body', bad) : undefined,
         };
+        // An empty object is tolerated (some clients always send one); anything else is a mistake.
         if (
           !op.body &&
           write &&
           req.body !== undefined &&
-          req.body !== null &&
-          Object.keys(req.body as object).length > 0
+          !(isJsonObject(req.body) && Object.keys(req.body).length === 0)
         ) {
           bad.push({ path: ['body'], message: 'this operation takes no body' });
         }
