@@ -11,11 +11,11 @@ import {
   Provider,
   ReplacePriceGroupBody,
 } from '../schemas/catalog.js';
-import { DeletedPayload, Id } from '../schemas/common.js';
+import { DeletedPayload, Id, tenantQuery } from '../schemas/common.js';
 import { defineOperation as op } from '../operation.js';
 
 const IdParams = z.object({ id: Id });
-const NoQuery = z.strictObject({ business_id: z.unknown().optional() });
+const NoQuery = tenantQuery();
 
 function dictionary(id: string, segment: string, noun: string, row: z.ZodType, what: string) {
   return op({
@@ -129,7 +129,7 @@ export const catalogOperations = {
     auth: 'partner',
     scopes: [],
     summary: 'The city dictionary; (country_id, city_id) pairs are what branch create validates',
-    query: z.strictObject({ country_id: Id.optional(), business_id: z.unknown().optional() }),
+    query: tenantQuery({ country_id: Id.optional() }),
     response: z.array(City),
     cli: { command: ['dictionaries', 'cities'], example: 'partner dictionaries cities --country-id 1' },
   }),

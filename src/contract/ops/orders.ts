@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, paginated } from '../schemas/common.js';
+import { Id, paginated, tenantQuery } from '../schemas/common.js';
 import {
   ListOrdersQuery,
   OperatorCreateOrderBody,
@@ -12,7 +12,7 @@ import {
 import { defineOperation as op } from '../operation.js';
 
 const IdParams = z.object({ id: Id });
-const NoQuery = z.strictObject({ business_id: z.unknown().optional() });
+const NoQuery = tenantQuery();
 
 export const orderOperations = {
   listOrders: op({

@@ -119,7 +119,7 @@ export const Branch = z.looseObject({
   language_code: z.string(),
   language_title: z.string(),
   visibilities: VisibilitiesMap,
-  busy_mode_updated_at: IsoDateTime.nullable(),
+  busy_mode_updated_at: IsoDateTime,
   created_at: IsoDateTime,
   updated_at: IsoDateTime,
   deleted_at: IsoDateTime.nullable(),

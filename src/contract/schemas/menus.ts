@@ -5,7 +5,9 @@ import {
   Id,
   IntId,
   IsoDateTime,
+  idKey,
   PaginationQuery,
+  TENANT_QUERY,
   VisibilitiesMap,
 } from './common.js';
 
@@ -19,9 +21,9 @@ const Description = z.string().max(2000);
 export const Sku = z.string().trim().min(1).max(100);
 const Price = z.string().regex(/^\d+(\.\d+)?$/, 'must be a non-negative decimal string such as "45000.00"');
 /** `{provider_id: "decimal"}`; keys must be provider ids that exist. */
-export const MenuPriceMap = z.record(z.string().regex(/^\d+$/, 'keys are provider ids'), Price);
+export const MenuPriceMap = z.record(idKey('provider ids'), Price);
 /** `{price_group_id: "decimal"}`; keys must be price groups of the business. */
-export const GroupPriceMap = z.record(z.string().regex(/^\d+$/, 'keys are price group ids'), Price);
+export const GroupPriceMap = z.record(idKey('price group ids'), Price);
 /** Days (YYYY-MM-DD, in the branch's time zone) on which a section is not offered. */
 export const BlackoutDates = z.array(z.iso.date()).max(366);
 const IdList = z.array(IntId).min(1).max(500);
@@ -220,7 +222,7 @@ export const PublishResult = z.object({
 export const GetMenuQuery = z.strictObject({
   brand_id: Id.optional(),
   branch_id: Id.optional(),
-  business_id: BusinessIdIgnored,
+  ...TENANT_QUERY,
 });
 
 // ─── Entities (business definition, and sections of a store layer) ──────────────────────────
@@ -414,7 +416,7 @@ export const MenuPublication = z.object({
 export const PublicationsQuery = PaginationQuery.extend({
   brand_id: Id.optional(),
   branch_id: Id.optional(),
-  business_id: BusinessIdIgnored,
+  ...TENANT_QUERY,
 }).strict();
 
 // ─── Operational state: availability, snooze, enable, stock ─────────────────────────────────
@@ -494,7 +496,7 @@ export const OosQuery = PaginationQuery.extend({
   to: IsoDateTime.optional(),
   branch_id: Id.optional(),
   brand_id: Id.optional(),
-  business_id: BusinessIdIgnored,
+  ...TENANT_QUERY,
 }).strict();
 
 export const OosEntityType = z.enum(['section', 'category', 'item']);

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { STATUS_CODES, STATUS_ID, type StatusCode } from '../order-statuses.js';
-import { BusinessIdIgnored, Decimal, Id, IntId, IsoDateTime, PaginationQuery } from './common.js';
+import {
+  BusinessIdIgnored,
+  Decimal,
+  Id,
+  IntId,
+  IsoDateTime,
+  PaginationQuery,
+  TENANT_QUERY,
+} from './common.js';
 
 // Orders (spec §2.8, DESIGN §4) and the event payload shared by webhook delivery and
 // `partner listen` (spec §6.3).
@@ -114,8 +122,7 @@ export const ListOrdersQuery = PaginationQuery.extend({
   branch_id: Id.optional(),
   brand_id: Id.optional(),
   status: StatusFilter.optional(),
-  business_id: BusinessIdIgnored,
-  filterByBusiness: BusinessIdIgnored,
+  ...TENANT_QUERY,
 }).strict();
 
 const Reason = z.string().max(500);

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { ERROR_CATALOGUE } from '../../contract/errors.js';
 import type { OperationSpec } from '../../contract/operation.js';
 import { OPERATION_LIST } from '../../contract/operations.js';
+import { tenantQuery } from '../../contract/schemas/common.js';
 import {
   decide,
   fingerprint,
@@ -60,7 +61,8 @@ function errorJson(e: ApiError): string {
 function issues(err: z.ZodError, root: string): FieldIssue[] {
   return err.issues.map((i) => ({
     path: [root, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
-    message: i.message,
+    // A bad map key: zod says only "Invalid key in record"; the key's own rule says why.
+    message: i.code === 'invalid_key' && i.issues[0] ? i.issues[0].message : i.message,
   }));
 }
 
@@ -107,6 +109,7 @@ function fromFastifyError(err: { code?: string; statusCode?: number; message: st
 }
 
 const isWrite = (op: OperationSpec) => op.method !== 'GET';
+const NO_QUERY = tenantQuery();
 
 function isJsonObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -224,6 +227,8 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
     if (!handler) throw new Error(`operation ${op.id} has no handler`);
     const status = op.status ?? 200;
     const write = isWrite(op);
+    // A partner operation without query fields still takes the tenancy keys, and nothing else.
+    const query = op.query ?? (op.auth === 'partner' ? NO_QUERY : undefined);
 
     const onRequest = async (req: FastifyRequest, reply: FastifyReply) => {
       if (op.auth === 'operator') {
@@ -289,7 +294,7 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
         const bad: FieldIssue[] = [];
         const input = {
           params: parsePart(op.params, req.params, 'params', bad),
-          query: parsePart(op.query, req.query, 'query', bad),
+          query: parsePart(query, req.query, 'query', bad),
           body: op.body ? parsePart(op.body, req.body, 'body', bad) : undefined,
         };
         // An empty object is tolerated (some clients always send one); anything else is a mistake.
