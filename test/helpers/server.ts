@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type RunningServer, startServer } from '../../src/server/index.js';
+import { type RunningServer, type ServerOptions, startServer } from '../../src/server/index.js';
 
 /** A response envelope as tests read it. */
 export interface Envelope {
@@ -43,6 +43,8 @@ export async function startTestServer(
     retrySchedule?: number[];
     /** Receives what the server would log as an internal error (default: stderr). */
     logErrors?: (err: unknown) => void;
+    timeouts?: ServerOptions['timeouts'];
+    authThrottle?: ServerOptions['authThrottle'];
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'partner-test-'));
@@ -54,6 +56,8 @@ export async function startTestServer(
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.retrySchedule ? { retrySchedule: opts.retrySchedule } : {}),
     ...(opts.logErrors ? { logErrors: opts.logErrors } : {}),
+    ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
+    ...(opts.authThrottle ? { authThrottle: opts.authThrottle } : {}),
   });
   const operator = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(server.baseUrl + path, {

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ERROR_CATALOGUE } from '../../contract/errors.js';
@@ -119,16 +120,47 @@ function jsonType(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`;
 }
 
+/** How long a client may take to send its request, and to keep an idle connection open. */
+export interface HttpTimeouts {
+  /** From the connection (or the previous answer) to the end of the request headers. */
+  headersMs: number;
+  /** From the start of a request to the end of its body: a stalled upload is cut off here. */
+  requestMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: HttpTimeouts = Object.freeze({
+  headersMs: 10_000,
+  requestMs: 30_000,
+  keepAliveMs: 30_000,
+});
+
 export interface AppOptions {
   logErrors?: (err: unknown) => void;
+  timeouts?: Partial<HttpTimeouts>;
 }
 
 export function buildApp(services: Services, handlers: HandlerTable, opts: AppOptions = {}): FastifyInstance {
   const logErrors =
     opts.logErrors ??
     ((err: unknown) => process.stderr.write(`partner server: ${String((err as Error)?.stack ?? err)}\n`));
+  const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
   const app = Fastify({
     logger: false,
+    // Node's own bounds, checked often enough that a short bound (in tests) is kept closely. A
+    // request cut off answers 408 request_timeout (clientErrorHandler below) and its socket
+    // closes, which releases its Idempotency-Key.
+    serverFactory: (handler) =>
+      createServer(
+        {
+          headersTimeout: t.headersMs,
+          requestTimeout: t.requestMs,
+          keepAliveTimeout: t.keepAliveMs,
+          connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(t.headersMs / 4))),
+        },
+        handler,
+      ),
     bodyLimit: BODY_LIMIT,
     genReqId,
     return503OnClosing: true,
@@ -146,17 +178,24 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
     clientErrorHandler: (err, socket) => {
       if (!socket.writable) return;
       const code = (err as NodeJS.ErrnoException).code;
-      const tooLarge = code === 'HPE_HEADER_OVERFLOW';
+      const [status, error] =
+        code === 'HPE_HEADER_OVERFLOW'
+          ? ['413 Payload Too Large', { code: 'request_too_large', message: 'request headers are too large' }]
+          : code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? [
+                '408 Request Timeout',
+                {
+                  code: 'request_timeout',
+                  message: `the request was not received within ${t.requestMs / 1000} s (headers within ${t.headersMs / 1000} s)`,
+                },
+              ]
+            : ['400 Bad Request', { code: 'request_invalid', message: 'malformed HTTP request' }];
       const id = genReqId();
-      const body = JSON.stringify({
-        request_id: id,
-        error: tooLarge
-          ? { code: 'request_too_large', message: 'request headers are too large' }
-          : { code: 'request_invalid', message: 'malformed HTTP request' },
-      });
+      const body = JSON.stringify({ request_id: id, error });
       socket.end(
-        `HTTP/1.1 ${tooLarge ? '413 Payload Too Large' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nX-Request-Id: ${id}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nX-Request-Id: ${id}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       );
+      socket.destroySoon();
     },
   });
   // Only JSON bodies: Fastify would otherwise parse text/plain into a string (→ 400, not 415).
@@ -236,7 +275,7 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
         return;
       }
       if (op.auth === 'none') return;
-      const cred = await services.auth.authenticate(req.headers.authorization);
+      const cred = await services.auth.authenticate(req.headers.authorization, req.ip);
       req.credential = cred;
       const rate = services.limiter.take(cred.key, cred.rateLimit, services.now());
       reply.headers({
