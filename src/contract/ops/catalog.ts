@@ -107,6 +107,7 @@ export const catalogOperations = {
     scopes: ['brands:update'],
     summary: 'Delete a price group no branch uses',
     params: IdParams,
+    errors: ['state_resource_in_use'],
     response: DeletedPayload,
     cli: { command: ['price-groups', 'delete'], example: 'partner price-groups delete 3 --yes' },
   }),
@@ -161,8 +162,9 @@ export const catalogOperations = {
     path: '/v1/partner/openapi.json',
     auth: 'none',
     scopes: [],
-    summary: 'This OpenAPI 3.1 document (no auth)',
+    summary: 'This OpenAPI 3.1 document, raw (no envelope, no auth)',
     response: z.record(z.string(), z.unknown()),
+    raw: true,
     cli: null,
   }),
 } as const;

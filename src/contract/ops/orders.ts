@@ -24,6 +24,7 @@ export const orderOperations = {
     summary:
       'List orders created between `from` and `to` (ISO 8601, inclusive; default the last 24 h; at most 90 days), newest first',
     query: ListOrdersQuery,
+    errors: ['request_invalid_range'],
     response: paginated(Order),
     paginated: true,
     cli: {
@@ -52,6 +53,7 @@ export const orderOperations = {
     summary:
       'Move an order to ACCEPTED, READY, DELIVERED or CANCELLED (needs cancellation_reason); 409 state_invalid_transition otherwise',
     body: PatchOrderStatusBody,
+    errors: ['state_invalid_transition'],
     response: Order,
     cli: { command: ['orders', 'patch'], example: 'partner orders patch 1042 --status READY' },
   }),

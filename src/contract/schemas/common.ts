@@ -18,6 +18,14 @@ export const BusinessIdIgnored = z.union([z.number(), z.string(), z.null()]).opt
 
 export const IsoDateTime = z.iso.datetime({ offset: true });
 
+/**
+ * Text that must not be blank, at most `max` characters as sent; stored trimmed. The length is
+ * checked before trimming so the OpenAPI `maxLength` and `pattern` say exactly what is accepted.
+ */
+export function nonBlank(max: number) {
+  return z.string().max(max).regex(/\S/, 'must not be blank').trim();
+}
+
 /** Money is a decimal string, never a float. */
 export const Decimal = z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string such as "45000.00"');
 
@@ -61,7 +69,7 @@ const TimeSlotRead = z.preprocess((v) => {
 const DAYS = ['0', '1', '2', '3', '4', '5', '6'] as const;
 
 function availableTimes(slot: z.ZodType) {
-  const day = z.strictObject({ disabled: z.boolean().optional(), slots: z.array(slot).min(1) });
+  const day = z.strictObject({ disabled: z.boolean().optional(), slots: z.array(slot).min(1).max(24) });
   return z.strictObject(
     Object.fromEntries(DAYS.map((d) => [d, day])) as Record<(typeof DAYS)[number], typeof day>,
   );

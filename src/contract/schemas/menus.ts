@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { atLeastOneOf } from '../json-schema.js';
 import {
   AvailableTimes,
   BusinessIdIgnored,
@@ -6,6 +7,7 @@ import {
   IntId,
   IsoDateTime,
   idKey,
+  nonBlank,
   PaginationQuery,
   TENANT_QUERY,
   VisibilitiesMap,
@@ -15,10 +17,10 @@ import {
 // the OOS history. Field spellings follow the spec: camelCase for menu fields, snake_case for
 // ids and timestamps.
 
-const Title = z.string().trim().min(1).max(200);
+const Title = nonBlank(200);
 const Description = z.string().max(2000);
 /** A SKU: the partner's own item id, unique per brand. */
-export const Sku = z.string().trim().min(1).max(100);
+export const Sku = nonBlank(100);
 const Price = z.string().regex(/^\d+(\.\d+)?$/, 'must be a non-negative decimal string such as "45000.00"');
 /** `{provider_id: "decimal"}`; keys must be provider ids that exist. */
 export const MenuPriceMap = z.record(idKey('provider ids'), Price);
@@ -46,8 +48,8 @@ export const CreateSectionBody = z.strictObject({
 });
 
 /** Any createSection field; with `branch_id` it edits that store's override, else the business definition. */
-export const UpdateSectionBody = z
-  .strictObject({
+export const UpdateSectionBody = atLeastOneOf(
+  z.strictObject({
     brand_id: IntId.optional(),
     branch_id: IntId.optional(),
     title: Title.optional(),
@@ -57,17 +59,9 @@ export const UpdateSectionBody = z
     visibilities: VisibilitiesMap.optional(),
     blackoutDates: BlackoutDates.optional(),
     business_id: BusinessIdIgnored,
-  })
-  .refine(
-    (b) =>
-      ['title', 'description', 'availableTimes', 'isEnabled', 'visibilities', 'blackoutDates'].some(
-        (k) => k in b,
-      ),
-    {
-      message:
-        'give at least one of title, description, availableTimes, isEnabled, visibilities, blackoutDates',
-    },
-  );
+  }),
+  ['title', 'description', 'availableTimes', 'isEnabled', 'visibilities', 'blackoutDates'],
+);
 
 export const CreateCategoryBody = z.strictObject({
   brand_id: IntId,
@@ -77,17 +71,16 @@ export const CreateCategoryBody = z.strictObject({
   business_id: BusinessIdIgnored,
 });
 
-export const UpdateCategoryBody = z
-  .strictObject({
+export const UpdateCategoryBody = atLeastOneOf(
+  z.strictObject({
     brand_id: IntId.optional(),
     title: Title.optional(),
     description: Description.optional(),
     isEnabled: z.boolean().optional(),
     business_id: BusinessIdIgnored,
-  })
-  .refine((b) => ['title', 'description', 'isEnabled'].some((k) => k in b), {
-    message: 'give at least one of title, description, isEnabled',
-  });
+  }),
+  ['title', 'description', 'isEnabled'],
+);
 
 export const LinkCategoriesToSectionBody = z.strictObject({
   section_id: IntId,
@@ -109,8 +102,8 @@ export const CreateItemBody = z.strictObject({
 });
 
 /** Maps (prices, groupPrices, visibilities) given here replace the stored map. */
-export const UpdateItemBody = z
-  .strictObject({
+export const UpdateItemBody = atLeastOneOf(
+  z.strictObject({
     brand_id: IntId.optional(),
     title: Title.optional(),
     partner_item_id: Sku.optional(),
@@ -121,21 +114,18 @@ export const UpdateItemBody = z
     visibilities: VisibilitiesMap.optional(),
     enabled: z.boolean().optional(),
     business_id: BusinessIdIgnored,
-  })
-  .refine(
-    (b) =>
-      [
-        'title',
-        'partner_item_id',
-        'prices',
-        'onlyModifier',
-        'description',
-        'groupPrices',
-        'visibilities',
-        'enabled',
-      ].some((k) => k in b),
-    { message: 'give at least one field to change' },
-  );
+  }),
+  [
+    'title',
+    'partner_item_id',
+    'prices',
+    'onlyModifier',
+    'description',
+    'groupPrices',
+    'visibilities',
+    'enabled',
+  ],
+);
 
 export const LinkCategoriesToItemBody = z.strictObject({
   item_id: IntId,
@@ -151,17 +141,16 @@ export const CreateModifierGroupBody = z.strictObject({
   business_id: BusinessIdIgnored,
 });
 
-export const UpdateModifierGroupBody = z
-  .strictObject({
+export const UpdateModifierGroupBody = atLeastOneOf(
+  z.strictObject({
     brand_id: IntId.optional(),
     title: Title.optional(),
     min: MinMax.optional(),
     max: MinMax.min(1).optional(),
     business_id: BusinessIdIgnored,
-  })
-  .refine((b) => ['title', 'min', 'max'].some((k) => k in b), {
-    message: 'give at least one of title, min, max',
-  });
+  }),
+  ['title', 'min', 'max'],
+);
 
 export const LinkModifiersToGroupBody = z.strictObject({
   group_id: IntId,

@@ -365,6 +365,8 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
         if (!(write && op.auth === 'partner')) {
           const out = await handler(ctx, input);
           const json = out instanceof RawJson ? out.json : JSON.stringify(out);
+          // The OpenAPI document as tools expect it at its URL: no envelope (X-Request-Id is set).
+          if (op.raw) return reply.code(status).type('application/json; charset=utf-8').send(json);
           // What this turn wrote is not answered for (nor read back) before it is committed.
           await committed();
           return sendData(reply, status, json);
