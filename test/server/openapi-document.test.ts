@@ -137,6 +137,8 @@ describe('it tells the truth', () => {
     );
     expect(codesAt('setItemsAvailability', '404')).toEqual(['resource_not_found', 'resource_unmapped']);
     expect(codesAt('listOrders', '400')).toEqual(['request_invalid', 'request_invalid_range']);
+    // Found by the conformance suite: the order is named by `id` in the body.
+    expect(codesAt('patchOrderStatus', '404')).toEqual(['resource_not_found']);
     expect(codesAt('deletePriceGroup', '409')).toEqual([
       'state_idempotency_conflict',
       'state_resource_in_use',

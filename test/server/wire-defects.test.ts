@@ -128,6 +128,19 @@ describe('(5) invalid UTF-8 in a body', () => {
   });
 });
 
+describe('found by the fuzz suite', () => {
+  it('a body nested 300,000 levels deep (600 KB) answers 400 at once, not after minutes of CPU', async () => {
+    const depth = 300_000;
+    const body = Buffer.from(`{"x":${'['.repeat(depth)}${']'.repeat(depth)}}`);
+    const t0 = performance.now();
+    const r = await raw('POST', '/v1/partner/menus/items', write(), body);
+    const ms = performance.now() - t0;
+    expect(r.status).toBe(400);
+    expect(r.json.error.code).toBe('request_invalid');
+    expect(ms).toBeLessThan(2_000);
+  });
+});
+
 describe('(6) a JSON null (or any non-object) body', () => {
   it('is not read as {}: 400 request_invalid on every write that takes a body', async () => {
     for (const text of ['null', '[]', '"x"', '1', 'true']) {

@@ -53,7 +53,8 @@ export const orderOperations = {
     summary:
       'Move an order to ACCEPTED, READY, DELIVERED or CANCELLED (needs cancellation_reason); 409 state_invalid_transition otherwise',
     body: PatchOrderStatusBody,
-    errors: ['state_invalid_transition'],
+    // The order is named by `id` in the body: not found is its own rule here.
+    errors: ['resource_not_found', 'state_invalid_transition'],
     response: Order,
     cli: { command: ['orders', 'patch'], example: 'partner orders patch 1042 --status READY' },
   }),

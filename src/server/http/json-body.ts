@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { MAX_BODY_DEPTH, nestsDeeperThan } from '../domain/idempotency.js';
 import { ApiError } from './api-error.js';
 
 // JSON bodies are read as bytes and decoded strictly: Fastify's default parser decodes with
@@ -44,6 +45,15 @@ export function registerStrictJson(app: FastifyInstance): void {
     }
     parseJson(req, text, (err, value) => {
       if (err) return done(err, undefined);
+      // Depth first: it bounds the walk below (which copies paths) to MAX_BODY_DEPTH per string.
+      if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
+        return done(
+          new ApiError('request_invalid', `body nests deeper than ${MAX_BODY_DEPTH} levels`, [
+            { path: ['body'], message: `nested deeper than ${MAX_BODY_DEPTH} levels` },
+          ]),
+          undefined,
+        );
+      }
       const bad = illFormedStringPath(value);
       if (bad) {
         return done(
