@@ -37,6 +37,8 @@ export interface ServerOptions {
   timeouts?: Partial<HttpTimeouts>;
   /** Failed-authentication budgets and the cap on concurrent secret hashing. */
   authThrottle?: Partial<AuthThrottleLimits>;
+  /** A webhook attempt fails unless the receiver answers 2xx within this (spec: 10 s). */
+  deliveryTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -108,6 +110,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     now,
     retrySchedule: services.retrySchedule,
     group: services.group,
+    ...(opts.deliveryTimeoutMs ? { timeoutMs: opts.deliveryTimeoutMs } : {}),
   });
   services.dispatcher = dispatcher;
   const app = buildApp(services, HANDLERS, {

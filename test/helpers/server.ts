@@ -45,6 +45,7 @@ export async function startTestServer(
     logErrors?: (err: unknown) => void;
     timeouts?: ServerOptions['timeouts'];
     authThrottle?: ServerOptions['authThrottle'];
+    deliveryTimeoutMs?: number;
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'partner-test-'));
@@ -58,6 +59,7 @@ export async function startTestServer(
     ...(opts.logErrors ? { logErrors: opts.logErrors } : {}),
     ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
     ...(opts.authThrottle ? { authThrottle: opts.authThrottle } : {}),
+    ...(opts.deliveryTimeoutMs ? { deliveryTimeoutMs: opts.deliveryTimeoutMs } : {}),
   });
   const operator = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(server.baseUrl + path, {
