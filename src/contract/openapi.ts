@@ -29,15 +29,17 @@ const IDEMPOTENCY_KEY: Json = {
 };
 
 const HEADERS = {
-  requestId: {
+  'X-Request-Id': {
     description: 'The request id, also in the body (`request_id`)',
     schema: { type: 'string' },
   },
-  limit: { description: "The credential's requests per minute", schema: { type: 'integer' } },
-  remaining: { description: 'Whole requests left in the token bucket', schema: { type: 'integer' } },
-  reset: { description: 'Seconds until the bucket is full again', schema: { type: 'integer' } },
-  retryAfter: { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
-  allow: { description: 'The methods this path serves', schema: { type: 'string' } },
+  'RateLimit-Limit': { description: "The credential's requests per minute", schema: { type: 'integer' } },
+  'RateLimit-Remaining': {
+    description: 'Whole requests left in the token bucket',
+    schema: { type: 'integer' },
+  },
+  'RateLimit-Reset': { description: 'Seconds until the bucket is full again', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
 };
 
 /** `ACCEPTED,4` as the list a tool would serialise to it. */
@@ -130,15 +132,16 @@ function errorResponses(op: OperationSpec): Record<string, Json> {
   }
   const out: Record<string, Json> = {};
   for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-    const headers: Json = { 'X-Request-Id': HEADERS.requestId };
-    if (status === 429) headers['Retry-After'] = HEADERS.retryAfter;
+    const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+    if (status === 429) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     out[String(status)] = {
       description: codes.map((c) => `\`${c}\``).join(', '),
       headers,
       content: {
         'application/json': {
           schema: errorEnvelope(codes),
-          examples: Object.fromEntries(codes.map((c) => [c, { value: errorExample(c) }])),
+          // One example per code, shared by every operation (components.examples).
+          examples: Object.fromEntries(codes.map((c) => [c, { $ref: `#/components/examples/${c}` }])),
         },
       },
     };
@@ -148,11 +151,12 @@ function errorResponses(op: OperationSpec): Record<string, Json> {
 
 function successResponse(op: OperationSpec, ex: OperationExample | undefined): Json {
   const data = toJsonSchema(op.response, 'output');
-  const headers: Json = { 'X-Request-Id': HEADERS.requestId };
+  const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+  const headers: Json = { 'X-Request-Id': ref('X-Request-Id') };
   if (op.auth === 'partner') {
-    headers['RateLimit-Limit'] = HEADERS.limit;
-    headers['RateLimit-Remaining'] = HEADERS.remaining;
-    headers['RateLimit-Reset'] = HEADERS.reset;
+    headers['RateLimit-Limit'] = ref('RateLimit-Limit');
+    headers['RateLimit-Remaining'] = ref('RateLimit-Remaining');
+    headers['RateLimit-Reset'] = ref('RateLimit-Reset');
   }
   const schema = op.raw
     ? data
@@ -223,6 +227,12 @@ export function buildOpenApi(version: string, ops: readonly OperationSpec[] = OP
       .map((name) => ({ name })),
     paths,
     components: {
+      examples: Object.fromEntries(
+        (Object.keys(ERROR_CATALOGUE) as ErrorCode[])
+          .filter((c) => c !== 'FORBIDDEN_SCOPE')
+          .map((c) => [c, { summary: ERROR_CATALOGUE[c].message, value: errorExample(c) }]),
+      ),
+      headers: HEADERS,
       securitySchemes: {
         basic: {
           type: 'http',

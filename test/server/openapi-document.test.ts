@@ -87,7 +87,8 @@ describe('its schemas and examples', () => {
           n++;
         }
         for (const [name, ex] of Object.entries((c?.examples ?? {}) as Record<string, Json>)) {
-          check(c.schema, ex.value, `${method} ${path} ${status} ${name}`);
+          const value = ex.$ref ? doc.components.examples[ex.$ref.split('/').pop()].value : ex.value;
+          check(c.schema, value, `${method} ${path} ${status} ${name}`);
           n++;
         }
       }
@@ -145,7 +146,10 @@ describe('it tells the truth', () => {
     ]);
     expect(codesAt('listBrands', '401')).toEqual(['auth_missing', 'auth_invalid_credential']);
     expect(codesAt('listBrands', '429')).toEqual(['rate_limit_exceeded']);
-    expect(find('listBrands').responses['429'].headers['Retry-After']).toBeDefined();
+    expect(find('listBrands').responses['429'].headers['Retry-After']).toEqual({
+      $ref: '#/components/headers/Retry-After',
+    });
+    expect(doc.components.headers['Retry-After'].schema).toEqual({ type: 'integer' });
     expect(find('listBrands').responses).not.toHaveProperty('404');
     expect(
       find('listOrderStatuses').responses['403'].content['application/json'].schema.properties.error
