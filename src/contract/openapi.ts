@@ -174,6 +174,20 @@ function successResponse(op: OperationSpec, ex: OperationExample | undefined): J
   };
 }
 
+const TAGS: Record<string, string> = {
+  brands: "The credential's business and its brands",
+  branches: 'Branches (stores): records, schedules, visibility',
+  dictionaries: 'Reference data: countries, cities, currencies, payment dictionaries',
+  items: 'Live stock state of SKUs at a branch: availability, snooze, stock counts',
+  menus: 'Menu authoring (business level), sync to stores, publish, the published store menu',
+  'oos-activity': 'Out-of-stock history',
+  'openapi.json': 'This document',
+  orders: 'Orders, their status dictionary, status changes and comments',
+  price: 'Price groups (price tiers of branches)',
+  providers: 'Marketplaces and aggregators; their ids key VisibilitiesMap and PriceMap',
+  webhooks: 'The receiver URLs registered for the business',
+};
+
 /** Whether the body schema accepts `{}` (then a request without a body, read as `{}`, is fine too). */
 function bodyOptional(op: OperationSpec): boolean {
   return op.body ? op.body.safeParse({}).success : true;
@@ -212,24 +226,27 @@ export function buildOpenApi(version: string, ops: readonly OperationSpec[] = OP
     byMethod[op.method.toLowerCase()] = entry;
     paths[op.path] = byMethod;
   }
+  const documented = ops.filter((o) => o.auth !== 'operator');
+  const used = new Set(documented.flatMap((o) => errorCodesOf(o)));
   return {
     openapi: '3.1.0',
     info: {
       title: 'Partner Integration API',
       version,
+      license: { name: 'MIT', identifier: 'MIT' },
       description:
         'Brands, branches, orders, menus, stock and signed order webhooks. Every response under /v1 is an envelope: {request_id, data} or {request_id, error:{code, message, details?}} (this document is the one exception); clients switch on error.code. Request bodies are JSON objects in UTF-8, at most 1 MiB after decoding (Content-Encoding gzip, deflate or br accepted). A path with a method it does not serve answers 405 request_method_not_allowed with Allow.',
     },
     servers: [{ url: '/' }],
     security: [{ basic: [] }],
-    tags: [...new Set(ops.filter((o) => o.auth !== 'operator').map((o) => o.path.split('/')[3] ?? 'partner'))]
+    tags: [...new Set(documented.map((o) => o.path.split('/')[3] ?? 'partner'))]
       .sort()
-      .map((name) => ({ name })),
+      .map((name) => ({ name, description: TAGS[name] ?? name })),
     paths,
     components: {
       examples: Object.fromEntries(
         (Object.keys(ERROR_CATALOGUE) as ErrorCode[])
-          .filter((c) => c !== 'FORBIDDEN_SCOPE')
+          .filter((c) => used.has(c))
           .map((c) => [c, { summary: ERROR_CATALOGUE[c].message, value: errorExample(c) }]),
       ),
       headers: HEADERS,
