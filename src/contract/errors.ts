@@ -15,6 +15,7 @@ export const ERROR_CATALOGUE = {
   request_method_not_allowed: { status: 405, message: 'method not allowed on this path' },
   request_too_large: { status: 413, message: 'request body larger than 1 MiB' },
   request_unsupported_media_type: { status: 415, message: 'request body must be application/json' },
+  request_timeout: { status: 408, message: 'the request headers or body did not arrive in time' },
   resource_not_found: { status: 404, message: 'resource does not exist' },
   resource_unmapped: { status: 404, message: 'unknown SKU (partner_item_id)' },
   state_invalid_transition: {

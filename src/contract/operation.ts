@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ErrorCode } from './errors.js';
 import type { Scope } from './scopes.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -24,6 +25,13 @@ export interface OperationSpec {
   response: z.ZodType;
   /** Success status; 200 unless the row says otherwise. */
   status?: 200 | 201;
+  /**
+   * Error codes this operation's own rules can answer, beyond those that follow from its shape
+   * (auth, validation, idempotency, ids in the path: see operation-errors.ts).
+   */
+  errors?: readonly ErrorCode[];
+  /** The answer is the payload itself, not wrapped in the envelope (the OpenAPI document). */
+  raw?: true;
   /** The response is `{results, page, size, total}` and the CLI offers `--all`. */
   paginated?: boolean;
   /** CLI name (docs/cli.md) and a help example; path params become positional arguments in path order. */

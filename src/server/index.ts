@@ -2,7 +2,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { HANDLERS } from './handlers/index.js';
-import { buildApp } from './http/app.js';
+import type { AuthThrottleLimits } from './domain/auth-throttle.js';
+import { buildApp, type HttpTimeouts } from './http/app.js';
 import { CredentialAuth } from './http/auth.js';
 import type { Services } from './http/context.js';
 import { IdempotencyStore } from './http/idempotency-store.js';
@@ -32,6 +33,12 @@ export interface ServerOptions {
   /** Webhook retry delays in ms (docs/webhooks.md); the default is 10 s, 1 min, 5 min, 30 min, 2 h, 6 h, 12 h. */
   retrySchedule?: number[];
   logErrors?: (err: unknown) => void;
+  /** Bounds on slow clients (defaults: headers 10 s, whole request 30 s, idle keep-alive 30 s). */
+  timeouts?: Partial<HttpTimeouts>;
+  /** Failed-authentication budgets and the cap on concurrent secret hashing. */
+  authThrottle?: Partial<AuthThrottleLimits>;
+  /** A webhook attempt fails unless the receiver answers 2xx within this (spec: 10 s). */
+  deliveryTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -77,7 +84,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const services: Services = {
     db,
     now,
-    auth: new CredentialAuth(db, now),
+    auth: new CredentialAuth(db, now, opts.authThrottle),
     limiter: new RateLimiter(),
     // Kept across restarts so `partner operator …` keeps working against the same data dir.
     operatorToken: previous.operator_token ?? newToken('op_', 24),
@@ -103,9 +110,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     now,
     retrySchedule: services.retrySchedule,
     group: services.group,
+    ...(opts.deliveryTimeoutMs ? { timeoutMs: opts.deliveryTimeoutMs } : {}),
   });
   services.dispatcher = dispatcher;
-  const app = buildApp(services, HANDLERS, opts.logErrors ? { logErrors: opts.logErrors } : {});
+  const app = buildApp(services, HANDLERS, {
+    ...(opts.logErrors ? { logErrors: opts.logErrors } : {}),
+    ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
+  });
   const host = opts.host ?? '127.0.0.1';
   await app.listen({ host, port: opts.port ?? 8787 });
   const address = app.server.address();

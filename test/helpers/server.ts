@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type RunningServer, startServer } from '../../src/server/index.js';
+import { type RunningServer, type ServerOptions, startServer } from '../../src/server/index.js';
 
 /** A response envelope as tests read it. */
 export interface Envelope {
@@ -41,6 +41,11 @@ export async function startTestServer(
     now?: () => number;
     dataDir?: string;
     retrySchedule?: number[];
+    /** Receives what the server would log as an internal error (default: stderr). */
+    logErrors?: (err: unknown) => void;
+    timeouts?: ServerOptions['timeouts'];
+    authThrottle?: ServerOptions['authThrottle'];
+    deliveryTimeoutMs?: number;
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'partner-test-'));
@@ -51,6 +56,10 @@ export async function startTestServer(
     version: '0.0.0-test',
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.retrySchedule ? { retrySchedule: opts.retrySchedule } : {}),
+    ...(opts.logErrors ? { logErrors: opts.logErrors } : {}),
+    ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
+    ...(opts.authThrottle ? { authThrottle: opts.authThrottle } : {}),
+    ...(opts.deliveryTimeoutMs ? { deliveryTimeoutMs: opts.deliveryTimeoutMs } : {}),
   });
   const operator = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(server.baseUrl + path, {

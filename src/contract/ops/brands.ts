@@ -8,11 +8,10 @@ import {
   Visibility,
   VisibilityBody,
 } from '../schemas/brands.js';
-import { Id, PaginationQuery, paginated } from '../schemas/common.js';
+import { Id, PaginationQuery, paginated, TENANT_QUERY, tenantQuery } from '../schemas/common.js';
 import { defineOperation as op } from '../operation.js';
 
 const IdParams = z.object({ id: Id });
-const BUSINESS_FILTER = { business_id: z.unknown().optional() };
 
 export const brandOperations = {
   listBrands: op({
@@ -22,7 +21,7 @@ export const brandOperations = {
     auth: 'partner',
     scopes: ['brands:read'],
     summary: "List the credential's business and its brands",
-    query: z.strictObject(BUSINESS_FILTER),
+    query: tenantQuery(),
     response: BrandList,
     cli: { command: ['brands', 'list'], example: 'partner brands list --json' },
   }),
@@ -72,7 +71,7 @@ export const brandOperations = {
     auth: 'partner',
     scopes: ['brands:read', 'branches:read'],
     summary: "List the business's branches, paginated",
-    query: PaginationQuery.extend(BUSINESS_FILTER).strict(),
+    query: PaginationQuery.extend(TENANT_QUERY).strict(),
     response: paginated(Branch),
     paginated: true,
     cli: { command: ['branches', 'list'], example: 'partner branches list --page 1 --size 50' },
@@ -85,6 +84,7 @@ export const brandOperations = {
     scopes: ['brands:read', 'branches:read'],
     summary: 'Get one branch',
     params: IdParams,
+    query: tenantQuery(),
     response: Branch,
     cli: { command: ['branches', 'get'], example: 'partner branches get 34' },
   }),

@@ -11,11 +11,11 @@ import {
   Provider,
   ReplacePriceGroupBody,
 } from '../schemas/catalog.js';
-import { DeletedPayload, Id } from '../schemas/common.js';
+import { DeletedPayload, Id, tenantQuery } from '../schemas/common.js';
 import { defineOperation as op } from '../operation.js';
 
 const IdParams = z.object({ id: Id });
-const NoQuery = z.strictObject({ business_id: z.unknown().optional() });
+const NoQuery = tenantQuery();
 
 function dictionary(id: string, segment: string, noun: string, row: z.ZodType, what: string) {
   return op({
@@ -107,6 +107,7 @@ export const catalogOperations = {
     scopes: ['brands:update'],
     summary: 'Delete a price group no branch uses',
     params: IdParams,
+    errors: ['state_resource_in_use'],
     response: DeletedPayload,
     cli: { command: ['price-groups', 'delete'], example: 'partner price-groups delete 3 --yes' },
   }),
@@ -129,7 +130,7 @@ export const catalogOperations = {
     auth: 'partner',
     scopes: [],
     summary: 'The city dictionary; (country_id, city_id) pairs are what branch create validates',
-    query: z.strictObject({ country_id: Id.optional(), business_id: z.unknown().optional() }),
+    query: tenantQuery({ country_id: Id.optional() }),
     response: z.array(City),
     cli: { command: ['dictionaries', 'cities'], example: 'partner dictionaries cities --country-id 1' },
   }),
@@ -161,8 +162,9 @@ export const catalogOperations = {
     path: '/v1/partner/openapi.json',
     auth: 'none',
     scopes: [],
-    summary: 'This OpenAPI 3.1 document (no auth)',
+    summary: 'This OpenAPI 3.1 document, raw (no envelope, no auth)',
     response: z.record(z.string(), z.unknown()),
+    raw: true,
     cli: null,
   }),
 } as const;

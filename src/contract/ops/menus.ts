@@ -440,6 +440,7 @@ export const menuOperations = {
     summary: 'Mark one SKU available or out of stock at a branch (live at once; true also ends a snooze)',
     params: SkuParams,
     body: AvailabilityBody,
+    errors: ['resource_unmapped'],
     response: ItemStockState,
     cli: {
       command: ['items', 'availability'],
@@ -454,6 +455,7 @@ export const menuOperations = {
     scopes: ['menus:oos'],
     summary: 'Mark many SKUs available or out of stock at a branch, all or nothing',
     body: BulkAvailabilityBody,
+    errors: ['resource_unmapped'],
     response: BulkItemStockState,
     cli: {
       command: ['items', 'availability-bulk'],
@@ -470,6 +472,7 @@ export const menuOperations = {
     summary: 'Take a SKU out of stock at a branch until a time; it comes back by itself',
     params: SkuParams,
     body: SnoozeBody,
+    errors: ['resource_unmapped'],
     response: ItemStockState,
     cli: { command: ['items', 'snooze'], example: 'partner items snooze SKU-NG --branch 34 --for 30m' },
   }),
@@ -481,6 +484,7 @@ export const menuOperations = {
     scopes: ['menus:oos', 'stock:update'],
     summary: 'Set stock counts at a branch, all or nothing (0 = out of stock, null = stop counting)',
     body: StocksBody,
+    errors: ['resource_unmapped'],
     response: BulkItemStockState,
     cli: { command: ['items', 'stock'], example: 'partner items stock --branch 34 SKU-NG=12 SKU-ET=0' },
   }),
@@ -494,6 +498,7 @@ export const menuOperations = {
     scopes: ['menus:read', 'menus:oos'],
     summary: 'Out-of-stock history per entity and branch: change counts in the range (≤ 90 days)',
     query: OosQuery,
+    errors: ['request_invalid_range'],
     response: paginated(OosSummary),
     paginated: true,
     cli: {
@@ -516,6 +521,7 @@ function oosList(id: string, segment: 'sections' | 'categories' | 'items', noun:
     scopes: ['menus:read', 'menus:oos'],
     summary: `Every ${noun} availability change in the range (≤ 90 days), newest first`,
     query: OosQuery,
+    errors: ['request_invalid_range'],
     response: paginated(OosActivity),
     paginated: true,
     cli: { command: ['oos-activity', segment], example: `partner oos-activity ${segment} --branch 34` },

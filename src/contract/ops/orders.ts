@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, paginated } from '../schemas/common.js';
+import { Id, paginated, tenantQuery } from '../schemas/common.js';
 import {
   ListOrdersQuery,
   OperatorCreateOrderBody,
@@ -12,7 +12,7 @@ import {
 import { defineOperation as op } from '../operation.js';
 
 const IdParams = z.object({ id: Id });
-const NoQuery = z.strictObject({ business_id: z.unknown().optional() });
+const NoQuery = tenantQuery();
 
 export const orderOperations = {
   listOrders: op({
@@ -24,6 +24,7 @@ export const orderOperations = {
     summary:
       'List orders created between `from` and `to` (ISO 8601, inclusive; default the last 24 h; at most 90 days), newest first',
     query: ListOrdersQuery,
+    errors: ['request_invalid_range'],
     response: paginated(Order),
     paginated: true,
     cli: {
@@ -52,6 +53,8 @@ export const orderOperations = {
     summary:
       'Move an order to ACCEPTED, READY, DELIVERED or CANCELLED (needs cancellation_reason); 409 state_invalid_transition otherwise',
     body: PatchOrderStatusBody,
+    // The order is named by `id` in the body: not found is its own rule here.
+    errors: ['resource_not_found', 'state_invalid_transition'],
     response: Order,
     cli: { command: ['orders', 'patch'], example: 'partner orders patch 1042 --status READY' },
   }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DeletedPayload, Id, queryInt } from '../schemas/common.js';
+import { DeletedPayload, Id, queryInt, tenantQuery } from '../schemas/common.js';
 import {
   AddWebhookBody,
   Delivery,
@@ -20,7 +20,7 @@ export const webhookOperations = {
     auth: 'partner',
     scopes: ['webhooks:read'],
     summary: "The receiver URLs registered for the credential's business (never the secret)",
-    query: z.strictObject({ business_id: z.unknown().optional() }),
+    query: tenantQuery(),
     response: z.array(Webhook),
     cli: { command: ['webhooks', 'list'], example: 'partner webhooks list --json' },
   }),

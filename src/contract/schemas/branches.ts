@@ -5,6 +5,7 @@ import {
   HourMinute,
   IntId,
   IsoDateTime,
+  nonBlank,
   VisibilitiesMap,
 } from './common.js';
 
@@ -16,8 +17,8 @@ const E164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone numbe
  * (spec §2.5: about 80 fields, unlisted ones pass through unchanged).
  */
 const writable = {
-  title: z.string().trim().min(1).max(200),
-  brand_ids: z.array(IntId).min(1),
+  title: nonBlank(200),
+  brand_ids: z.array(IntId).min(1).max(100),
   address: z.string().max(500),
   phone: E164,
   secondary_phone: E164.nullable(),
@@ -31,13 +32,13 @@ const writable = {
   opening_time: Hhmm,
   closing_time: Hhmm,
   availability_mask: z.number().int().min(0).max(127),
-  day_availability: z.array(z.number().int().min(0).max(6)),
+  day_availability: z.array(z.number().int().min(0).max(6)).max(7),
   available_times: AvailableTimesLenient,
   preparation_time: z.number().int().min(0),
   order_cleanup_time: z.number().int().min(0),
   subscription_type: z.number().int(),
   price_group_id: IntId.nullable(),
-  feature_flags: z.array(z.string()),
+  feature_flags: z.array(z.string().max(100)).max(100),
   google_map_link: z.string().nullable(),
   is_busy: z.boolean(),
   is_demo: z.boolean(),
@@ -119,7 +120,7 @@ export const Branch = z.looseObject({
   language_code: z.string(),
   language_title: z.string(),
   visibilities: VisibilitiesMap,
-  busy_mode_updated_at: IsoDateTime.nullable(),
+  busy_mode_updated_at: IsoDateTime,
   created_at: IsoDateTime,
   updated_at: IsoDateTime,
   deleted_at: IsoDateTime.nullable(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { BusinessIdIgnored, VisibilitiesMap } from './common.js';
+import { atLeastOneOf } from '../json-schema.js';
+import { BusinessIdIgnored, nonBlank, VisibilitiesMap } from './common.js';
 
 export const Brand = z.object({
   id: z.number().int(),
@@ -21,7 +22,7 @@ export const BusinessSummary = z.object({
 export const BrandListEntry = z.object({ brands: z.array(Brand), business: BusinessSummary });
 export const BrandList = z.array(BrandListEntry);
 
-const Title = z.string().trim().min(1).max(200);
+const Title = nonBlank(200);
 const ImagePath = z.string().max(500);
 
 export const CreateBrandBody = z.strictObject({
@@ -31,16 +32,15 @@ export const CreateBrandBody = z.strictObject({
   business_id: BusinessIdIgnored,
 });
 
-export const UpdateBrandBody = z
-  .strictObject({
+export const UpdateBrandBody = atLeastOneOf(
+  z.strictObject({
     title: Title.optional(),
     logo: ImagePath.optional(),
     banner: ImagePath.optional(),
     business_id: BusinessIdIgnored,
-  })
-  .refine((b) => b.title !== undefined || b.logo !== undefined || b.banner !== undefined, {
-    message: 'give at least one of title, logo, banner',
-  });
+  }),
+  ['title', 'logo', 'banner'],
+);
 
 /** Which providers show a brand or branch (docs/api.md, `visibility:write`). */
 export const Visibility = z.object({ id: z.number().int(), visibilities: VisibilitiesMap });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { BusinessIdIgnored, IsoDateTime } from './common.js';
+import { atLeastOneOf } from '../json-schema.js';
+import { BusinessIdIgnored, IsoDateTime, nonBlank } from './common.js';
 
 export const Provider = z.object({
   id: z.number().int(),
@@ -17,7 +18,7 @@ export const PriceGroup = z.object({
   updated_at: IsoDateTime,
 });
 
-const Title = z.string().trim().min(1).max(200);
+const Title = nonBlank(200);
 const Description = z.string().max(1000);
 
 export const CreatePriceGroupBody = z.strictObject({
@@ -27,15 +28,14 @@ export const CreatePriceGroupBody = z.strictObject({
 });
 /** PUT replaces the whole group: an omitted description becomes empty. */
 export const ReplacePriceGroupBody = CreatePriceGroupBody;
-export const PatchPriceGroupBody = z
-  .strictObject({
+export const PatchPriceGroupBody = atLeastOneOf(
+  z.strictObject({
     title: Title.optional(),
     description: Description.optional(),
     business_id: BusinessIdIgnored,
-  })
-  .refine((b) => b.title !== undefined || b.description !== undefined, {
-    message: 'give at least one of title, description',
-  });
+  }),
+  ['title', 'description'],
+);
 
 const LocaleMap = z.record(z.string(), z.string());
 export const OrderStatusRow = z.object({

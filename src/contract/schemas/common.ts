@@ -18,6 +18,14 @@ export const BusinessIdIgnored = z.union([z.number(), z.string(), z.null()]).opt
 
 export const IsoDateTime = z.iso.datetime({ offset: true });
 
+/**
+ * Text that must not be blank, at most `max` characters as sent; stored trimmed. The length is
+ * checked before trimming so the OpenAPI `maxLength` and `pattern` say exactly what is accepted.
+ */
+export function nonBlank(max: number) {
+  return z.string().max(max).regex(/\S/, 'must not be blank').trim();
+}
+
 /** Money is a decimal string, never a float. */
 export const Decimal = z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string such as "45000.00"');
 
@@ -61,7 +69,7 @@ const TimeSlotRead = z.preprocess((v) => {
 const DAYS = ['0', '1', '2', '3', '4', '5', '6'] as const;
 
 function availableTimes(slot: z.ZodType) {
-  const day = z.strictObject({ disabled: z.boolean().optional(), slots: z.array(slot).min(1) });
+  const day = z.strictObject({ disabled: z.boolean().optional(), slots: z.array(slot).min(1).max(24) });
   return z.strictObject(
     Object.fromEntries(DAYS.map((d) => [d, day])) as Record<(typeof DAYS)[number], typeof day>,
   );
@@ -73,8 +81,35 @@ export const AvailableTimes = availableTimes(TimeSlot);
 export const AvailableTimesLenient = availableTimes(TimeSlotRead);
 export type AvailableTimes = z.infer<typeof AvailableTimes>;
 
+/**
+ * A map key naming an id: plain decimal without a sign or leading zeros, so one id has exactly one
+ * spelling (`{"1":false,"01":true}` would otherwise store two contradictory entries for id 1).
+ */
+export function idKey(what: string) {
+  return z
+    .string()
+    .regex(/^[1-9]\d{0,15}$/, `keys are ${what} written as plain decimal numbers ("1", not "01")`);
+}
+
 /** Keyed by provider id. */
-export const VisibilitiesMap = z.record(z.string().regex(/^\d+$/, 'keys are provider ids'), z.boolean());
-export const PriceMap = z.record(z.string().regex(/^\d+$/, 'keys are provider ids'), Decimal);
+export const VisibilitiesMap = z.record(idKey('provider ids'), z.boolean());
+export const PriceMap = z.record(idKey('provider ids'), Decimal);
+
+/**
+ * `business_id` and `filterByBusiness` in a query are accepted and overridden by the credential's
+ * business (spec §1): any value, repeated or not.
+ */
+export const TENANT_QUERY = {
+  business_id: z.unknown().optional().describe("Accepted and ignored: the credential's business applies"),
+  filterByBusiness: z
+    .unknown()
+    .optional()
+    .describe("Accepted and ignored: the credential's business applies"),
+};
+
+/** A partner query of these fields (none by default) plus the tenancy keys; anything else is refused. */
+export function tenantQuery<S extends z.ZodRawShape>(shape: S = {} as S) {
+  return z.strictObject({ ...shape, ...TENANT_QUERY });
+}
 
 export const DeletedPayload = z.object({ id: z.number().int(), deleted: z.literal(true) });

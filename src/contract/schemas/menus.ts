@@ -1,11 +1,15 @@
 import { z } from 'zod';
+import { atLeastOneOf } from '../json-schema.js';
 import {
   AvailableTimes,
   BusinessIdIgnored,
   Id,
   IntId,
   IsoDateTime,
+  idKey,
+  nonBlank,
   PaginationQuery,
+  TENANT_QUERY,
   VisibilitiesMap,
 } from './common.js';
 
@@ -13,15 +17,15 @@ import {
 // the OOS history. Field spellings follow the spec: camelCase for menu fields, snake_case for
 // ids and timestamps.
 
-const Title = z.string().trim().min(1).max(200);
+const Title = nonBlank(200);
 const Description = z.string().max(2000);
 /** A SKU: the partner's own item id, unique per brand. */
-export const Sku = z.string().trim().min(1).max(100);
+export const Sku = nonBlank(100);
 const Price = z.string().regex(/^\d+(\.\d+)?$/, 'must be a non-negative decimal string such as "45000.00"');
 /** `{provider_id: "decimal"}`; keys must be provider ids that exist. */
-export const MenuPriceMap = z.record(z.string().regex(/^\d+$/, 'keys are provider ids'), Price);
+export const MenuPriceMap = z.record(idKey('provider ids'), Price);
 /** `{price_group_id: "decimal"}`; keys must be price groups of the business. */
-export const GroupPriceMap = z.record(z.string().regex(/^\d+$/, 'keys are price group ids'), Price);
+export const GroupPriceMap = z.record(idKey('price group ids'), Price);
 /** Days (YYYY-MM-DD, in the branch's time zone) on which a section is not offered. */
 export const BlackoutDates = z.array(z.iso.date()).max(366);
 const IdList = z.array(IntId).min(1).max(500);
@@ -44,8 +48,8 @@ export const CreateSectionBody = z.strictObject({
 });
 
 /** Any createSection field; with `branch_id` it edits that store's override, else the business definition. */
-export const UpdateSectionBody = z
-  .strictObject({
+export const UpdateSectionBody = atLeastOneOf(
+  z.strictObject({
     brand_id: IntId.optional(),
     branch_id: IntId.optional(),
     title: Title.optional(),
@@ -55,17 +59,9 @@ export const UpdateSectionBody = z
     visibilities: VisibilitiesMap.optional(),
     blackoutDates: BlackoutDates.optional(),
     business_id: BusinessIdIgnored,
-  })
-  .refine(
-    (b) =>
-      ['title', 'description', 'availableTimes', 'isEnabled', 'visibilities', 'blackoutDates'].some(
-        (k) => k in b,
-      ),
-    {
-      message:
-        'give at least one of title, description, availableTimes, isEnabled, visibilities, blackoutDates',
-    },
-  );
+  }),
+  ['title', 'description', 'availableTimes', 'isEnabled', 'visibilities', 'blackoutDates'],
+);
 
 export const CreateCategoryBody = z.strictObject({
   brand_id: IntId,
@@ -75,17 +71,16 @@ export const CreateCategoryBody = z.strictObject({
   business_id: BusinessIdIgnored,
 });
 
-export const UpdateCategoryBody = z
-  .strictObject({
+export const UpdateCategoryBody = atLeastOneOf(
+  z.strictObject({
     brand_id: IntId.optional(),
     title: Title.optional(),
     description: Description.optional(),
     isEnabled: z.boolean().optional(),
     business_id: BusinessIdIgnored,
-  })
-  .refine((b) => ['title', 'description', 'isEnabled'].some((k) => k in b), {
-    message: 'give at least one of title, description, isEnabled',
-  });
+  }),
+  ['title', 'description', 'isEnabled'],
+);
 
 export const LinkCategoriesToSectionBody = z.strictObject({
   section_id: IntId,
@@ -107,8 +102,8 @@ export const CreateItemBody = z.strictObject({
 });
 
 /** Maps (prices, groupPrices, visibilities) given here replace the stored map. */
-export const UpdateItemBody = z
-  .strictObject({
+export const UpdateItemBody = atLeastOneOf(
+  z.strictObject({
     brand_id: IntId.optional(),
     title: Title.optional(),
     partner_item_id: Sku.optional(),
@@ -119,21 +114,18 @@ export const UpdateItemBody = z
     visibilities: VisibilitiesMap.optional(),
     enabled: z.boolean().optional(),
     business_id: BusinessIdIgnored,
-  })
-  .refine(
-    (b) =>
-      [
-        'title',
-        'partner_item_id',
-        'prices',
-        'onlyModifier',
-        'description',
-        'groupPrices',
-        'visibilities',
-        'enabled',
-      ].some((k) => k in b),
-    { message: 'give at least one field to change' },
-  );
+  }),
+  [
+    'title',
+    'partner_item_id',
+    'prices',
+    'onlyModifier',
+    'description',
+    'groupPrices',
+    'visibilities',
+    'enabled',
+  ],
+);
 
 export const LinkCategoriesToItemBody = z.strictObject({
   item_id: IntId,
@@ -149,17 +141,16 @@ export const CreateModifierGroupBody = z.strictObject({
   business_id: BusinessIdIgnored,
 });
 
-export const UpdateModifierGroupBody = z
-  .strictObject({
+export const UpdateModifierGroupBody = atLeastOneOf(
+  z.strictObject({
     brand_id: IntId.optional(),
     title: Title.optional(),
     min: MinMax.optional(),
     max: MinMax.min(1).optional(),
     business_id: BusinessIdIgnored,
-  })
-  .refine((b) => ['title', 'min', 'max'].some((k) => k in b), {
-    message: 'give at least one of title, min, max',
-  });
+  }),
+  ['title', 'min', 'max'],
+);
 
 export const LinkModifiersToGroupBody = z.strictObject({
   group_id: IntId,
@@ -220,7 +211,7 @@ export const PublishResult = z.object({
 export const GetMenuQuery = z.strictObject({
   brand_id: Id.optional(),
   branch_id: Id.optional(),
-  business_id: BusinessIdIgnored,
+  ...TENANT_QUERY,
 });
 
 // ─── Entities (business definition, and sections of a store layer) ──────────────────────────
@@ -414,7 +405,7 @@ export const MenuPublication = z.object({
 export const PublicationsQuery = PaginationQuery.extend({
   brand_id: Id.optional(),
   branch_id: Id.optional(),
-  business_id: BusinessIdIgnored,
+  ...TENANT_QUERY,
 }).strict();
 
 // ─── Operational state: availability, snooze, enable, stock ─────────────────────────────────
@@ -494,7 +485,7 @@ export const OosQuery = PaginationQuery.extend({
   to: IsoDateTime.optional(),
   branch_id: Id.optional(),
   brand_id: Id.optional(),
-  business_id: BusinessIdIgnored,
+  ...TENANT_QUERY,
 }).strict();
 
 export const OosEntityType = z.enum(['section', 'category', 'item']);

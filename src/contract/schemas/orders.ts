@@ -1,6 +1,15 @@
 import { z } from 'zod';
+import { documentedAs } from '../json-schema.js';
 import { STATUS_CODES, STATUS_ID, type StatusCode } from '../order-statuses.js';
-import { BusinessIdIgnored, Decimal, Id, IntId, IsoDateTime, PaginationQuery } from './common.js';
+import {
+  BusinessIdIgnored,
+  Decimal,
+  Id,
+  IntId,
+  IsoDateTime,
+  PaginationQuery,
+  TENANT_QUERY,
+} from './common.js';
 
 // Orders (spec §2.8, docs/orders.md) and the event payload shared by webhook delivery and
 // `partner listen` (spec §6.3).
@@ -25,28 +34,59 @@ export function toStatusCode(v: unknown): StatusCode | undefined {
 const STATUS_HINT = `a status id (1–11) or code (${STATUS_CODES.join(', ')})`;
 
 /** Input: id or code; output: the canonical code. */
-export const StatusRef = z.union([z.number().int(), z.string()]).transform((v, ctx) => {
-  const code = toStatusCode(v);
-  if (code === undefined) {
-    ctx.addIssue({ code: 'custom', message: `must be ${STATUS_HINT}` });
-    return z.NEVER;
-  }
-  return code;
+function statusRef() {
+  return z.union([z.number().int(), z.string()]).transform((v, ctx) => {
+    const code = toStatusCode(v);
+    if (code === undefined) {
+      ctx.addIssue({ code: 'custom', message: `must be ${STATUS_HINT}` });
+      return z.NEVER;
+    }
+    return code;
+  });
+}
+export const StatusRef = statusRef();
+
+const LENIENT =
+  'Codes also match case-insensitively, with `_` or `-` for the space (`picked_up`); ids may be sent as strings.';
+const ALL_IDS = STATUS_CODES.map((c) => STATUS_ID[c]);
+/** The targets a partner may patch an order to (spec §3 rule 2). */
+export const PARTNER_TARGETS = ['ACCEPTED', 'CANCELLED', 'READY', 'DELIVERED'] as const;
+
+/** The status of a partner patch: one of the four targets, as id or code. */
+export const PartnerTargetRef = documentedAs(statusRef(), {
+  anyOf: [
+    { type: 'integer', enum: PARTNER_TARGETS.map((c) => STATUS_ID[c]) },
+    { type: 'string', enum: [...PARTNER_TARGETS] },
+  ],
+  description: `ACCEPTED (2), CANCELLED (3, needs cancellation_reason), READY (4) or DELIVERED (5), as id or code; any other status answers 409 state_invalid_transition. ${LENIENT}`,
 });
 
 /** Query form: one or more ids/codes separated by commas (`status=ACCEPTED,4`). */
-const StatusFilter = z.string().transform((v, ctx) => {
-  const out: StatusCode[] = [];
-  for (const part of v.split(',')) {
-    const code = toStatusCode(part);
-    if (code === undefined) {
-      ctx.addIssue({ code: 'custom', message: `"${part}" is not ${STATUS_HINT}` });
-      return z.NEVER;
+const StatusFilter = documentedAs(
+  z.string().transform((v, ctx) => {
+    const out: StatusCode[] = [];
+    for (const part of v.split(',')) {
+      const code = toStatusCode(part);
+      if (code === undefined) {
+        ctx.addIssue({ code: 'custom', message: `"${part}" is not ${STATUS_HINT}` });
+        return z.NEVER;
+      }
+      if (!out.includes(code)) out.push(code);
     }
-    if (!out.includes(code)) out.push(code);
-  }
-  return out;
-});
+    return out;
+  }),
+  {
+    type: 'array',
+    items: {
+      anyOf: [
+        { type: 'integer', enum: ALL_IDS },
+        { type: 'string', enum: [...STATUS_CODES] },
+      ],
+    },
+    minItems: 1,
+    description: `Orders in any of these statuses, comma-separated (\`status=ACCEPTED,4\`). ${LENIENT}`,
+  },
+);
 
 // ─── The order record ───────────────────────────────────────────────────────────────────────
 
@@ -114,8 +154,7 @@ export const ListOrdersQuery = PaginationQuery.extend({
   branch_id: Id.optional(),
   brand_id: Id.optional(),
   status: StatusFilter.optional(),
-  business_id: BusinessIdIgnored,
-  filterByBusiness: BusinessIdIgnored,
+  ...TENANT_QUERY,
 }).strict();
 
 const Reason = z.string().max(500);
@@ -123,7 +162,7 @@ const Reason = z.string().max(500);
 export const PatchOrderStatusBody = z
   .strictObject({
     id: IntId,
-    status: StatusRef,
+    status: PartnerTargetRef,
     platform: z.literal('enterprise'),
     cancellation_reason: Reason.nullable().optional(),
     business_id: BusinessIdIgnored,

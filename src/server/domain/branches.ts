@@ -129,7 +129,8 @@ export function composeBranch(p: BranchParts): Fields {
     language_code: language?.code ?? '',
     language_title: language?.title ?? '',
     visibilities: p.visibilities,
-    busy_mode_updated_at: p.busy_mode_updated_at,
+    // Never null on the wire (spec §2.5): a busy mode never changed was set at creation.
+    busy_mode_updated_at: p.busy_mode_updated_at ?? p.created_at,
     created_at: p.created_at,
     updated_at: p.updated_at,
     deleted_at: p.deleted_at,

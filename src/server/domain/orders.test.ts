@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { STATUS_CODES, type StatusCode } from '../../contract/order-statuses.js';
-import { toStatusCode } from '../../contract/schemas/orders.js';
+import { PARTNER_TARGETS as DOCUMENTED_TARGETS, toStatusCode } from '../../contract/schemas/orders.js';
 import { catalogueIn, convertPrice, THEMES, themeFor } from './order-simulation.js';
 import {
   DAY_MS,
+  PARTNER_TARGETS,
   allowedFrom,
   decide,
   formatMinor,
@@ -39,6 +40,10 @@ const ALLOWED = new Set([
 describe('partner transition table', () => {
   it('has 11 statuses, 121 pairs to check', () => {
     expect(STATUS_CODES).toHaveLength(11);
+  });
+
+  it('its targets are the ones the OpenAPI document offers on the status patch', () => {
+    expect([...PARTNER_TARGETS].sort()).toEqual([...DOCUMENTED_TARGETS].sort());
   });
 
   for (const from of STATUS_CODES) {

@@ -135,8 +135,8 @@ export function insertBranch(db: Db, businessId: number, body: Record<string, un
   const id = Number(
     sql(
       db,
-      "INSERT INTO branches (business_id, fields, visibilities, record, price_group_id, created_at, updated_at) VALUES (?, ?, '{}', '', ?, ?, ?)",
-    ).run(businessId, JSON.stringify(fields), fields.price_group_id ?? null, at, at).lastInsertRowid,
+      "INSERT INTO branches (business_id, fields, visibilities, record, price_group_id, busy_mode_updated_at, created_at, updated_at) VALUES (?, ?, '{}', '', ?, ?, ?, ?)",
+    ).run(businessId, JSON.stringify(fields), fields.price_group_id ?? null, at, at, at).lastInsertRowid,
   );
   for (const b of fields.brand_ids as number[])
     sql(db, 'INSERT OR IGNORE INTO branch_brands VALUES (?, ?)').run(id, b);

@@ -1,8 +1,10 @@
+import { createServer } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ERROR_CATALOGUE } from '../../contract/errors.js';
 import type { OperationSpec } from '../../contract/operation.js';
 import { OPERATION_LIST } from '../../contract/operations.js';
+import { tenantQuery } from '../../contract/schemas/common.js';
 import {
   decide,
   fingerprint,
@@ -11,13 +13,18 @@ import {
   nestsDeeperThan,
   validKey,
 } from '../domain/idempotency.js';
+import { AllowedMethods } from './allowed-methods.js';
 import { ApiError, type FieldIssue } from './api-error.js';
 import { CredentialAuth, checkOperator, type AuthedCredential } from './auth.js';
+import { decodedBody, hasBody } from './content-encoding.js';
+import { registerStrictJson } from './json-body.js';
 import type { HandlerTable, PartnerCtx, Services } from './context.js';
 import { RawJson } from './context.js';
 import { IdempotencyStore } from './idempotency-store.js';
 
 export const BODY_LIMIT = 1024 * 1024;
+/** Longer than any request line Node accepts (its header block is 16 KiB). */
+const MAX_PARAM_LENGTH = 16 * 1024;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -55,7 +62,8 @@ function errorJson(e: ApiError): string {
 function issues(err: z.ZodError, root: string): FieldIssue[] {
   return err.issues.map((i) => ({
     path: [root, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
-    message: i.message,
+    // A bad map key: zod says only "Invalid key in record"; the key's own rule says why.
+    message: i.code === 'invalid_key' && i.issues[0] ? i.issues[0].message : i.message,
   }));
 }
 
@@ -89,6 +97,10 @@ function fromFastifyError(err: { code?: string; statusCode?: number; message: st
       return new ApiError('request_invalid', 'the URL is not valid (a bad percent-encoding?)', [
         { path: ['url'], message: 'not a valid URL' },
       ]);
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('request_invalid', 'a path segment is too long', [
+        { path: ['url'], message: 'a path segment is too long' },
+      ]);
     default:
       if (err.statusCode === 400) return new ApiError('request_invalid', err.message);
       if (err.statusCode === 413) return new ApiError('request_too_large');
@@ -98,21 +110,67 @@ function fromFastifyError(err: { code?: string; statusCode?: number; message: st
 }
 
 const isWrite = (op: OperationSpec) => op.method !== 'GET';
+const NO_QUERY = tenantQuery();
+
+function isJsonObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function jsonType(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`;
+}
+
+/** How long a client may take to send its request, and to keep an idle connection open. */
+export interface HttpTimeouts {
+  /** From the connection (or the previous answer) to the end of the request headers. */
+  headersMs: number;
+  /** From the start of a request to the end of its body: a stalled upload is cut off here. */
+  requestMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: HttpTimeouts = Object.freeze({
+  headersMs: 10_000,
+  requestMs: 30_000,
+  keepAliveMs: 30_000,
+});
 
 export interface AppOptions {
   logErrors?: (err: unknown) => void;
+  timeouts?: Partial<HttpTimeouts>;
 }
 
 export function buildApp(services: Services, handlers: HandlerTable, opts: AppOptions = {}): FastifyInstance {
+  const logErrors =
+    opts.logErrors ??
+    ((err: unknown) => process.stderr.write(`partner server: ${String((err as Error)?.stack ?? err)}\n`));
+  const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
   const app = Fastify({
     logger: false,
+    // Node's own bounds, checked often enough that a short bound (in tests) is kept closely. A
+    // request cut off answers 408 request_timeout (clientErrorHandler below) and its socket
+    // closes, which releases its Idempotency-Key.
+    serverFactory: (handler) =>
+      createServer(
+        {
+          headersTimeout: t.headersMs,
+          requestTimeout: t.requestMs,
+          keepAliveTimeout: t.keepAliveMs,
+          connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(t.headersMs / 4))),
+        },
+        handler,
+      ),
     bodyLimit: BODY_LIMIT,
     genReqId,
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // Parameters of any length reach their route, so a long one answers like any invalid one
+    // (after auth, 400); the request line is bounded by Node's header size limit anyway.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     // Errors raised before routing still answer in the envelope.
     frameworkErrors: (err, _req, reply) => {
       const e = fromFastifyError(err as { code?: string; statusCode?: number; message: string });
+      if (e.code === 'internal_error') logErrors(err);
       reply.header('x-request-id', reply.request.id);
       void sendError(reply, e.status, errorJson(e));
     },
@@ -120,35 +178,64 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
     clientErrorHandler: (err, socket) => {
       if (!socket.writable) return;
       const code = (err as NodeJS.ErrnoException).code;
-      const tooLarge = code === 'HPE_HEADER_OVERFLOW';
+      const [status, error] =
+        code === 'HPE_HEADER_OVERFLOW'
+          ? ['413 Payload Too Large', { code: 'request_too_large', message: 'request headers are too large' }]
+          : code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? [
+                '408 Request Timeout',
+                {
+                  code: 'request_timeout',
+                  message: `the request was not received within ${t.requestMs / 1000} s (headers within ${t.headersMs / 1000} s)`,
+                },
+              ]
+            : ['400 Bad Request', { code: 'request_invalid', message: 'malformed HTTP request' }];
       const id = genReqId();
-      const body = JSON.stringify({
-        request_id: id,
-        error: tooLarge
-          ? { code: 'request_too_large', message: 'request headers are too large' }
-          : { code: 'request_invalid', message: 'malformed HTTP request' },
-      });
+      const body = JSON.stringify({ request_id: id, error });
       socket.end(
-        `HTTP/1.1 ${tooLarge ? '413 Payload Too Large' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nX-Request-Id: ${id}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nX-Request-Id: ${id}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       );
+      socket.destroySoon();
     },
   });
   // Only JSON bodies: Fastify would otherwise parse text/plain into a string (→ 400, not 415).
   app.removeContentTypeParser('text/plain');
+  registerStrictJson(app);
   const idem = new IdempotencyStore(services.db);
   const committed = () =>
     services.group.pending
       ? new Promise<void>((ok, fail) => services.group.whenCommitted(ok, fail))
       : undefined;
   const inFlight = new Set<string>();
-  const logErrors =
-    opts.logErrors ??
-    ((err: unknown) => process.stderr.write(`partner server: ${String((err as Error)?.stack ?? err)}\n`));
 
+  // A known path with a method it does not serve → 405 before anything else (auth, body), with
+  // the same Allow whichever method was tried.
+  const allowed = new AllowedMethods(OPERATION_LIST);
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
+    const methods = allowed.of(req.url);
+    if (methods && !methods.includes(req.method)) {
+      const path = req.url.split('?')[0]!;
+      reply.header('allow', methods.join(', '));
+      void sendError(
+        reply,
+        405,
+        errorJson(
+          new ApiError(
+            'request_method_not_allowed',
+            `${req.method} is not allowed on ${path}; use ${methods.join(', ')}`,
+          ),
+        ),
+      );
+      return;
+    }
     done();
   });
+
+  // Bodies may come compressed; the limit applies after decoding (content-encoding.ts).
+  app.addHook('preParsing', async (req, _reply, payload) =>
+    hasBody(req.headers) ? decodedBody(req.headers['content-encoding'], payload, BODY_LIMIT) : payload,
+  );
 
   app.setErrorHandler((err: unknown, _req, reply) => {
     let e: ApiError;
@@ -162,49 +249,13 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
     return sendError(reply, e.status, errorJson(e));
   });
 
-  // Unknown path → 404; known path with another method → 405 with Allow.
-  const patterns = new Map<string, { re: RegExp; methods: Set<string> }>();
-  for (const op of OPERATION_LIST) {
-    const p = patterns.get(op.path) ?? {
-      re: new RegExp(`^${op.path.replace(/[.]/g, '\\.').replace(/\{\w+\}/g, '[^/]+')}/?$`),
-      methods: new Set<string>(),
-    };
-    p.methods.add(op.method);
-    if (op.method === 'GET') p.methods.add('HEAD');
-    patterns.set(op.path, p);
-  }
-  // A static path of one method (PATCH /orders/status) also matches a parameter route of another
-  // (GET /orders/{id}): answer 405 there rather than an "invalid id" 400.
-  const staticMethods = new Map<string, Set<string>>();
-  for (const [path, p] of patterns) if (!path.includes('{')) staticMethods.set(path, p.methods);
-  const wrongMethodOnStatic = (req: FastifyRequest): string[] | undefined => {
-    const methods = staticMethods.get(req.url.split('?')[0]!.replace(/\/$/, ''));
-    return methods && !methods.has(req.method) ? [...methods] : undefined;
-  };
-
-  app.setNotFoundHandler((req, reply) => {
-    const path = req.url.split('?')[0]!;
-    const allowed = new Set<string>();
-    for (const p of patterns.values()) if (p.re.test(path)) for (const m of p.methods) allowed.add(m);
-    if (allowed.size > 0) {
-      reply.header('allow', [...allowed].join(', '));
-      return sendError(
-        reply,
-        405,
-        errorJson(
-          new ApiError(
-            'request_method_not_allowed',
-            `${req.method} is not allowed on ${path}; use ${[...allowed].join(', ')}`,
-          ),
-        ),
-      );
-    }
-    return sendError(
+  app.setNotFoundHandler((req, reply) =>
+    sendError(
       reply,
       404,
-      errorJson(new ApiError('resource_not_found', `no route ${req.method} ${path}`)),
-    );
-  });
+      errorJson(new ApiError('resource_not_found', `no route ${req.method} ${req.url.split('?')[0]!}`)),
+    ),
+  );
 
   app.get('/healthz', (_req, reply) =>
     sendData(reply, 200, JSON.stringify({ status: 'ok', version: services.version })),
@@ -215,6 +266,8 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
     if (!handler) throw new Error(`operation ${op.id} has no handler`);
     const status = op.status ?? 200;
     const write = isWrite(op);
+    // A partner operation without query fields still takes the tenancy keys, and nothing else.
+    const query = op.query ?? (op.auth === 'partner' ? NO_QUERY : undefined);
 
     const onRequest = async (req: FastifyRequest, reply: FastifyReply) => {
       if (op.auth === 'operator') {
@@ -222,7 +275,7 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
         return;
       }
       if (op.auth === 'none') return;
-      const cred = await services.auth.authenticate(req.headers.authorization);
+      const cred = await services.auth.authenticate(req.headers.authorization, req.ip);
       req.credential = cred;
       const rate = services.limiter.take(cred.key, cred.rateLimit, services.now());
       reply.headers({
@@ -267,15 +320,10 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
       url: op.path.replace(/\{(\w+)\}/g, ':$1'),
       onRequest,
       handler: async (req, reply) => {
-        if (op.path.includes('{')) {
-          const allowed = wrongMethodOnStatic(req);
-          if (allowed) {
-            reply.header('allow', allowed.join(', '));
-            throw new ApiError(
-              'request_method_not_allowed',
-              `${req.method} is not allowed on ${req.url.split('?')[0]}; use ${allowed.join(', ')}`,
-            );
-          }
+        if (op.body && req.body !== undefined && !isJsonObject(req.body)) {
+          throw new ApiError('request_invalid', 'the body must be a JSON object', [
+            { path: ['body'], message: `expected a JSON object, got ${jsonType(req.body)}` },
+          ]);
         }
         if (nestsDeeperThan(req.body, MAX_BODY_DEPTH)) {
           throw new ApiError('request_invalid', `body nests deeper than ${MAX_BODY_DEPTH} levels`, [
@@ -285,15 +333,15 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
         const bad: FieldIssue[] = [];
         const input = {
           params: parsePart(op.params, req.params, 'params', bad),
-          query: parsePart(op.query, req.query, 'query', bad),
+          query: parsePart(query, req.query, 'query', bad),
           body: op.body ? parsePart(op.body, req.body, 'body', bad) : undefined,
         };
+        // An empty object is tolerated (some clients always send one); anything else is a mistake.
         if (
           !op.body &&
           write &&
           req.body !== undefined &&
-          req.body !== null &&
-          Object.keys(req.body as object).length > 0
+          !(isJsonObject(req.body) && Object.keys(req.body).length === 0)
         ) {
           bad.push({ path: ['body'], message: 'this operation takes no body' });
         }
@@ -317,6 +365,8 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
         if (!(write && op.auth === 'partner')) {
           const out = await handler(ctx, input);
           const json = out instanceof RawJson ? out.json : JSON.stringify(out);
+          // The OpenAPI document as tools expect it at its URL: no envelope (X-Request-Id is set).
+          if (op.raw) return reply.code(status).type('application/json; charset=utf-8').send(json);
           // What this turn wrote is not answered for (nor read back) before it is committed.
           await committed();
           return sendData(reply, status, json);

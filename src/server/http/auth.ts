@@ -1,5 +1,12 @@
 import { missingScope, parseBasic, previousSecretValid } from '../domain/auth.js';
-import { safeEqual, sha256, verifySecret } from '../security/secrets.js';
+import {
+  type AuthThrottleLimits,
+  DEFAULT_AUTH_THROTTLE,
+  retryAfter,
+  spend,
+} from '../domain/auth-throttle.js';
+import type { Bucket } from '../domain/rate-limit.js';
+import { dummyHash, safeEqual, sha256, verifySecret } from '../security/secrets.js';
 import type { Scope } from '../../contract/scopes.js';
 import type { Db } from '../store/db.js';
 import { sql } from './prepared.js';
@@ -31,24 +38,48 @@ interface CacheEntry {
 }
 
 const MAX_CACHE = 10_000;
+/** Failure buckets kept per key and per address; the oldest go first beyond this. */
+const MAX_BUCKETS = 10_000;
+
+function remember(map: Map<string, Bucket>, id: string, b: Bucket): void {
+  map.delete(id);
+  map.set(id, b);
+  if (map.size > MAX_BUCKETS) map.delete(map.keys().next().value!);
+}
 
 /**
  * Verifies Basic credentials against scrypt hashes and caches successes by a digest of the
  * header, so hashing is off the hot path. Every operator change to a credential calls
  * `invalidate`, so a revoke, rotation or scope change takes effect on the next request.
+ *
+ * Guessing is bounded: failed verifications spend a budget per key and per client address, and
+ * while either is spent requests answer 429 before any hashing; at most `maxConcurrentHashes`
+ * scrypt computations run at once (a bounded queue waits, beyond it 429). A cached credential
+ * never reaches either, so a flood of wrong guesses does not slow it down.
  */
 export class CredentialAuth {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly pending = new Map<string, { gen: number; result: Promise<CacheEntry | undefined> }>();
   /** Bumped by every operator change to a credential key. */
   private readonly generations = new Map<string, number>();
+  private readonly keyFailures = new Map<string, Bucket>();
+  private readonly addressFailures = new Map<string, Bucket>();
+  private readonly limits: AuthThrottleLimits;
+  private readonly dummy = dummyHash();
+  private hashing = 0;
+  private readonly waiting: (() => void)[] = [];
+  /** What tests and operators can read: verifications run, and the most that ran at once. */
+  readonly stats = { verifications: 0, maxConcurrent: 0, throttled: 0 };
 
   constructor(
     private readonly db: Db,
     private readonly now: () => number,
-  ) {}
+    limits: Partial<AuthThrottleLimits> = {},
+  ) {
+    this.limits = { ...DEFAULT_AUTH_THROTTLE, ...limits };
+  }
 
-  async authenticate(header: string | undefined): Promise<AuthedCredential> {
+  async authenticate(header: string | undefined, client = ''): Promise<AuthedCredential> {
     const parsed = parseBasic(header);
     if (!parsed) {
       throw new ApiError(
@@ -67,6 +98,7 @@ export class CredentialAuth {
       entry = undefined;
     }
     if (!entry) {
+      this.checkBudgets(parsed.key, client);
       // A verification reads the row, then hashes for tens of ms. If the operator changes the
       // credential meanwhile (generation bumped), that result is stale: verify again, and never
       // cache a result older than the latest change.
@@ -74,20 +106,25 @@ export class CredentialAuth {
         const gen = this.generation(parsed.key);
         let p = this.pending.get(id);
         if (!p || p.gen !== gen) {
-          const fresh = this.verify(parsed.key, parsed.secret);
+          const fresh = this.withHashSlot(() => this.verify(parsed.key, parsed.secret));
           p = { gen, result: fresh };
           this.pending.set(id, p);
           const mine = p;
-          void fresh.finally(() => {
+          const done = () => {
             if (this.pending.get(id) === mine) this.pending.delete(id);
-          });
+          };
+          // Its failure is the caller's to handle (below); this one only tidies up.
+          fresh.then(done, done);
         }
         entry = await p.result;
         if (this.generation(parsed.key) === gen) break;
         if (tries >= 3)
           throw new ApiError('auth_invalid_credential', 'credential changed during verification; retry');
       }
-      if (!entry) throw new ApiError('auth_invalid_credential');
+      if (!entry) {
+        this.recordFailure(parsed.key, client);
+        throw new ApiError('auth_invalid_credential');
+      }
       if (this.cache.size >= MAX_CACHE) this.cache.clear();
       this.cache.set(id, entry);
     }
@@ -95,9 +132,71 @@ export class CredentialAuth {
     return entry.cred;
   }
 
+  /** 429 before any hashing while the key's or the address's failure budget is spent. */
+  private checkBudgets(key: string, client: string): void {
+    const now = this.now();
+    const wait = Math.max(
+      retryAfter(this.keyFailures.get(key), this.limits.failuresPerKeyPerMinute, now),
+      retryAfter(this.addressFailures.get(client), this.limits.failuresPerAddressPerMinute, now),
+    );
+    if (wait > 0) {
+      this.stats.throttled++;
+      throw new ApiError(
+        'rate_limit_exceeded',
+        `too many failed authentications for this key or from this address; retry in ${wait} s`,
+        { retry_after: wait, reason: 'auth_failures' },
+        { 'retry-after': String(wait) },
+      );
+    }
+  }
+
+  private recordFailure(key: string, client: string): void {
+    const now = this.now();
+    remember(
+      this.keyFailures,
+      key,
+      spend(this.keyFailures.get(key), this.limits.failuresPerKeyPerMinute, now),
+    );
+    remember(
+      this.addressFailures,
+      client,
+      spend(this.addressFailures.get(client), this.limits.failuresPerAddressPerMinute, now),
+    );
+  }
+
+  /** Runs `fn` when fewer than maxConcurrentHashes run; queues (bounded) otherwise. */
+  private async withHashSlot<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.hashing >= this.limits.maxConcurrentHashes) {
+      if (this.waiting.length >= this.limits.maxQueuedHashes) {
+        this.stats.throttled++;
+        throw new ApiError(
+          'rate_limit_exceeded',
+          'too many authentications in progress; retry in 1 s',
+          { retry_after: 1, reason: 'auth_busy' },
+          { 'retry-after': '1' },
+        );
+      }
+      // The slot is handed over by the verification that finishes (hashing stays counted).
+      await new Promise<void>((go) => this.waiting.push(go));
+    } else this.hashing++;
+    this.stats.maxConcurrent = Math.max(this.stats.maxConcurrent, this.hashing);
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.hashing--;
+    }
+  }
+
   private async verify(key: string, secret: string): Promise<CacheEntry | undefined> {
+    this.stats.verifications++;
     const row = sql(this.db, 'SELECT * FROM credentials WHERE key = ?').get(key) as CredentialRow | undefined;
-    if (!row) return undefined;
+    if (!row) {
+      // As expensive as a wrong secret for a key that exists.
+      await verifySecret(secret, this.dummy);
+      return undefined;
+    }
     const cred: AuthedCredential = {
       key: row.key,
       businessId: row.business_id,

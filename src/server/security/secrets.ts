@@ -1,4 +1,4 @@
-import { randomBytes, scrypt, timingSafeEqual, createHash } from 'node:crypto';
+import { randomBytes, scrypt, scryptSync, timingSafeEqual, createHash } from 'node:crypto';
 
 // Secrets at rest: scrypt with a per-secret salt. Verification is slow on purpose; the auth
 // layer caches successful verifications so hashing is never on the hot path.
@@ -17,6 +17,16 @@ function scryptAsync(secret: string, salt: Buffer): Promise<Buffer> {
 export async function hashSecret(secret: string): Promise<string> {
   const salt = randomBytes(16);
   const hash = await scryptAsync(secret, salt);
+  return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${hash.toString('base64')}`;
+}
+
+/**
+ * A stored hash of a random secret nobody knows: verifying a guess for an unknown key against it
+ * costs what a wrong secret for a known key costs, so timing does not tell which keys exist.
+ */
+export function dummyHash(): string {
+  const salt = randomBytes(16);
+  const hash = scryptSync(randomBytes(24), salt, LEN, { N, r: R, p: P });
   return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 

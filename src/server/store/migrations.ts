@@ -332,4 +332,11 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (delivery_id, attempt)
   ) WITHOUT ROWID;
   `,
+  // v5: spec §2.5 types busy_mode_updated_at as a date-time, never null: a branch whose busy mode
+  // never changed had it last set when it was created. Stored wire records follow.
+  `
+  UPDATE branches SET busy_mode_updated_at = created_at WHERE busy_mode_updated_at IS NULL;
+  UPDATE branches SET record = json_set(record, '$.busy_mode_updated_at', busy_mode_updated_at)
+    WHERE record <> '' AND json_extract(record, '$.busy_mode_updated_at') IS NULL;
+  `,
 ];
