@@ -109,6 +109,7 @@ export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?:
     .option('--json [fields]', 'print the response data as JSON; with FIELDS (id,status) only those fields')
     .option('--jq <expr>', 'filter the JSON output with a jq expression (implies --json)')
     .option('--template <text>', 'format the JSON output with a Handlebars template (implies --json)')
+    .option('--no-pager', 'do not page long output on a terminal (PARTNER_PAGER, PAGER)')
     .option('--no-color', 'no colours (also NO_COLOR)')
     .option(
       '--verbose',
@@ -136,8 +137,8 @@ export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?:
     '\nExamples:\n  $ partner profiles add local --key pk_… --secret - --base-url http://127.0.0.1:8787\n  $ partner branches list --all --json\n  $ partner orders patch 1042 --status READY\n\nExit codes: 0 ok, 1 other, 2 usage, 3 auth, 4 not found, 5 conflict, 6 rate limited,\n7 network or 5xx.\n',
   );
 
-  // Commands whose output is one long answer, worth a pager on a terminal (not prompts, streams
-  // or progress): every API operation, and these.
+  // Commands whose output is one long answer, worth a pager on a terminal (not prompts, streams,
+  // progress, nor a write's confirmation): every API read, and these.
   const paged = new Set(['api', 'openapi', 'profiles list', 'profiles show']);
   const action: Action = (cmd, fn) => {
     cmd.action(async (...a: unknown[]) => {
@@ -145,13 +146,13 @@ export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?:
       const path: string[] = [];
       for (let x: Command | null = c; x?.parent; x = x.parent) path.unshift(x.name());
       const what = path.join(' ');
-      const opId = manifest.ops.find((o) => o.cli?.command.join(' ') === what)?.id;
+      const op = manifest.ops.find((o) => o.cli?.command.join(' ') === what);
       const opts = c.optsWithGlobals();
       const out = await planStdout(io, opts, {
         what,
-        opId,
+        opId: op?.id,
         ownFilter: what === 'api',
-        pageable: opId !== undefined || paged.has(what),
+        pageable: op?.method === 'GET' || paged.has(what),
       });
       const ctx = makeCtx(out.io, manifest, c);
       ctx.json ||= out.json;

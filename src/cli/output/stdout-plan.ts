@@ -46,7 +46,15 @@ export async function planStdout(io: Io, flags: OutputFlags, o: PlanOptions): Pr
   const filtering =
     !o.ownFilter && (fields !== undefined || flags.jq !== undefined || flags.template !== undefined);
   let out = io.stdout;
-  const closePager = async () => {};
+  let closePager = async () => {};
+  if (o.pageable && flags.pager !== false && io.stdoutIsTTY) {
+    const { openPager } = await import('../pager.js');
+    const pager = openPager(io);
+    if (pager) {
+      out = pager.out;
+      closePager = () => pager.close();
+    }
+  }
   let flush = async () => {};
   if (filtering) {
     const { createOutputFilter } = await import('./controls.js');
