@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { Action } from './commands/action.js';
 import { registerApi } from './commands/api.js';
-import { completeWords, registerCompletion } from './commands/completion.js';
+import { type CompletionContext, completeWords, registerCompletion } from './commands/completion.js';
 import { registerListen } from './commands/listen.js';
 import { registerOpenApi } from './commands/openapi.js';
 import { registerProfiles } from './commands/profiles.js';
@@ -205,7 +205,11 @@ export async function run(argv: readonly string[], io: Io, manifest: Manifest = 
         return []; // an unreadable config file offers no names; completion never prints errors
       }
     };
-    for (const c of completeWords(program, argv.slice(1), { profiles })) io.stdout.write(`${c}\n`);
+    const ids = async (q: Parameters<NonNullable<CompletionContext['ids']>>[0]) =>
+      (await import('./completion-values.js')).remoteIds(io, q).catch(() => []);
+    const opPath = (path: string) => manifest.ops.find((o) => o.cli?.command.join(' ') === path)?.path;
+    for (const c of await completeWords(program, argv.slice(1), { profiles, ids, opPath }))
+      io.stdout.write(`${c}\n`);
     return EXIT.ok;
   }
   if (argv.length === 0) {

@@ -5,20 +5,36 @@ import type { Action } from './action.js';
 // Shell completion: the scripts are thin wrappers around a hidden `partner __complete WORDS…`
 // that walks the live command tree, so completions never drift from the commands.
 
+// Each line of `partner __complete` is a candidate, optionally followed by a tab and a
+// description (an id's title): fish shows it natively, zsh as `value  -- title`, bash drops it.
 const SCRIPTS: Record<string, string> = {
   bash: `# partner completion for bash: eval "$(partner completion bash)"
 _partner_complete() {
-  local IFS=$'\\n'
-  COMPREPLY=( $(partner __complete "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null) )
+  local IFS=$'\\n' line
+  local -a lines
+  lines=( $(partner __complete "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null) )
+  COMPREPLY=()
+  for line in "\${lines[@]}"; do COMPREPLY+=( "\${line%%$'\\t'*}" ); done
 }
 complete -o default -F _partner_complete partner
 `,
   zsh: `#compdef partner
 # partner completion for zsh: source <(partner completion zsh)
 _partner() {
-  local -a candidates
-  candidates=("\${(@f)$(partner __complete "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
-  compadd -a candidates
+  local -a lines values shown
+  local line described=0
+  lines=("\${(@f)$(partner __complete "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
+  for line in "\${lines[@]}"; do
+    [[ -z $line ]] && continue
+    values+=("\${line%%$'\\t'*}")
+    if [[ $line == *$'\\t'* ]]; then
+      described=1
+      shown+=("\${line%%$'\\t'*}  -- \${line#*$'\\t'}")
+    else
+      shown+=("$line")
+    fi
+  done
+  if (( described )); then compadd -l -d shown -a values; else compadd -a values; fi
 }
 compdef _partner partner
 `,
@@ -31,9 +47,28 @@ complete -c partner -f -a '(__partner_complete)'
 `,
 };
 
-/** Where completion finds values that depend on the machine (stored profile names). */
+/** A candidate, with what it stands for (an id's title) when there is something to say. */
+export interface Candidate {
+  value: string;
+  description?: string;
+}
+
+/** What to ask the server for: brand or branch ids (branches of one brand when `--brand` was given). */
+export interface IdRequest {
+  kind: 'brand' | 'branch';
+  brand?: number;
+  profile?: string;
+  baseUrl?: string;
+  insecure?: boolean;
+}
+
+/** Where completion finds values that depend on the machine: profile names, the server's ids. */
 export interface CompletionContext {
   profiles(): string[];
+  /** Brand/branch ids from the active profile's server (bounded in time; [] when unreachable). */
+  ids?(q: IdRequest): Promise<Candidate[]>;
+  /** The API path of the operation behind a command, to know what its ID argument names. */
+  opPath?(cmdPath: string): string | undefined;
 }
 
 const ALL_STATUSES = [
@@ -56,14 +91,55 @@ const EVENT_TYPES = [
   'service.order.cart.updated',
 ];
 
+/** The value after the last `flag` (or one of its spellings) among the words. */
+function flagValue(words: readonly string[], flags: readonly string[]): string | undefined {
+  let v: string | undefined;
+  words.forEach((w, i) => {
+    for (const f of flags) {
+      if (w === f && i + 1 < words.length) v = words[i + 1];
+      else if (w.startsWith(`${f}=`)) v = w.slice(f.length + 1);
+    }
+  });
+  return v;
+}
+
+const BRAND_FLAGS = ['--brand', '--brand-id'];
+const BRANCH_FLAGS = ['--branch', '--branch-id', '--branch-ids'];
+
 function pathOf(cmd: Command): string {
   const names: string[] = [];
   for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
   return names.join(' ');
 }
 
+type Values = (string | Candidate)[] | undefined;
+
+/** The server's ids for a line, with what the line already says (profile, base URL, brand). */
+function idsFor(
+  kind: IdRequest['kind'],
+  words: readonly string[],
+  ctx: CompletionContext,
+): Promise<Candidate[]> {
+  if (!ctx.ids) return Promise.resolve([]);
+  const brand = kind === 'branch' ? Number(flagValue(words, BRAND_FLAGS)) : Number.NaN;
+  const profile = flagValue(words, ['--profile']);
+  const baseUrl = flagValue(words, ['--base-url']);
+  return ctx.ids({
+    kind,
+    ...(Number.isInteger(brand) ? { brand } : {}),
+    ...(profile !== undefined ? { profile } : {}),
+    ...(baseUrl !== undefined ? { baseUrl } : {}),
+    ...(words.includes('--insecure') ? { insecure: true } : {}),
+  });
+}
+
 /** Values of an option (`--status` on `orders patch`…), or undefined when any text goes. */
-function optionValues(cmd: Command, flag: string, ctx: CompletionContext): string[] | undefined {
+async function optionValues(
+  cmd: Command,
+  flag: string,
+  words: readonly string[],
+  ctx: CompletionContext,
+): Promise<Values> {
   if (flag === '--profile') return ctx.profiles();
   const path = pathOf(cmd);
   if (flag === '--status') {
@@ -71,6 +147,11 @@ function optionValues(cmd: Command, flag: string, ctx: CompletionContext): strin
     if (path === 'orders list' || path === 'orders watch') return ALL_STATUSES;
   }
   if (flag === '--events' && path === 'listen') return EVENT_TYPES;
+  if (flag === '--event' && path === 'operator webhooks add') return [...EVENT_TYPES, 'all'];
+  // Ids of the credential's own business: not for operator commands, which name any business.
+  const partnerCommand = !path.startsWith('operator') && !path.startsWith('profiles');
+  if (partnerCommand && BRAND_FLAGS.includes(flag)) return idsFor('brand', words, ctx);
+  if (partnerCommand && BRANCH_FLAGS.includes(flag)) return idsFor('branch', words, ctx);
   for (let c: Command | null = cmd; c; c = c.parent) {
     const o = c.options.find((x) => x.long === flag);
     if (o?.argChoices) return o.argChoices;
@@ -79,11 +160,20 @@ function optionValues(cmd: Command, flag: string, ctx: CompletionContext): strin
 }
 
 /** Values of the positional argument at `index` of `cmd`. */
-function argumentValues(cmd: Command, index: number, ctx: CompletionContext): string[] | undefined {
+async function argumentValues(
+  cmd: Command,
+  index: number,
+  words: readonly string[],
+  ctx: CompletionContext,
+): Promise<Values> {
   const path = pathOf(cmd);
   if (index === 0 && ['profiles use', 'profiles remove', 'profiles show'].includes(path))
     return ctx.profiles();
   if (index === 0 && path === 'completion') return Object.keys(SCRIPTS);
+  if (index === 1 && path === 'operator orders status') return ALL_STATUSES;
+  const api = ctx.opPath?.(path);
+  if (index === 0 && api?.startsWith('/v1/partner/brands/{id}')) return idsFor('brand', words, ctx);
+  if (index === 0 && api?.startsWith('/v1/partner/branches/{id}')) return idsFor('branch', words, ctx);
   return undefined;
 }
 
@@ -96,17 +186,20 @@ function takesValue(cmd: Command, flag: string): boolean {
   return false;
 }
 
+const isNumeric = (v: string) => /^\d+$/.test(v);
+
 /**
  * Candidates for the last word, given the words typed after `partner`: subcommands, options,
- * and the values of options and arguments that have a known set (profiles, statuses, shells…).
- * Nothing for free text, which shells then complete as file names.
+ * and the values of options and arguments that have a known set (profiles, statuses, shells,
+ * event types, the server's brand and branch ids). Nothing for free text, which shells then
+ * complete as file names. Each candidate is `value` or `value<TAB>description`.
  */
-export function completeWords(
+export async function completeWords(
   root: Command,
   words: readonly string[],
   ctx: CompletionContext = { profiles: () => [] },
-): string[] {
-  const current = words.at(-1) ?? '';
+): Promise<string[]> {
+  let current = words.at(-1) ?? '';
   let cmd = root;
   let positional = 0;
   const before = words.slice(0, -1);
@@ -123,10 +216,10 @@ export function completeWords(
     } else positional++;
   }
   const prev = before.at(-1);
-  let out: string[] | undefined;
+  let out: Values;
   let values = false;
   if (prev?.startsWith('-') && !prev.includes('=') && takesValue(cmd, prev)) {
-    out = optionValues(cmd, prev, ctx) ?? [];
+    out = (await optionValues(cmd, prev, before, ctx)) ?? [];
     values = true;
   } else if (current.startsWith('-')) {
     out = [];
@@ -138,14 +231,37 @@ export function completeWords(
     out = [];
     for (const c of cmd.commands) if (!(c as unknown as { _hidden?: boolean })._hidden) out.push(c.name());
   } else {
-    out = argumentValues(cmd, positional, ctx) ?? [];
+    out = (await argumentValues(cmd, positional, before, ctx)) ?? [];
     values = true;
+  }
+  // A comma list (`--events a,b,`): complete the last item, keeping what comes before.
+  let head = '';
+  if (values && prev === '--events' && current.includes(',')) {
+    head = current.slice(0, current.lastIndexOf(',') + 1);
+    current = current.slice(head.length);
   }
   // Values match in any case (`pi` → PICKED_UP); command and option names as typed.
   const starts = values
     ? (c: string) => c.toLowerCase().startsWith(current.toLowerCase())
     : (c: string) => c.startsWith(current);
-  return [...new Set(out)].filter(starts).sort();
+  const seen = new Map<string, Candidate>();
+  for (const c of out) {
+    const cand = typeof c === 'string' ? { value: c } : c;
+    if (starts(cand.value) && !seen.has(cand.value)) seen.set(cand.value, cand);
+  }
+  return [...seen.values()]
+    .sort((a, b) =>
+      isNumeric(a.value) && isNumeric(b.value)
+        ? Number(a.value) - Number(b.value)
+        : a.value < b.value
+          ? -1
+          : 1,
+    )
+    .map((c) => {
+      const text = head + c.value;
+      // One line per candidate: a title with a tab or newline would break the format.
+      return c.description ? `${text}\t${c.description.replace(/[\t\r\n]+/g, ' ')}` : text;
+    });
 }
 
 export function registerCompletion(root: Command, action: Action): void {
