@@ -1,7 +1,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { Action } from './commands/action.js';
 import { registerApi } from './commands/api.js';
-import { type CompletionContext, completeWords, registerCompletion } from './commands/completion.js';
+import { registerCompletion } from './commands/completion.js';
+import type { CompletionContext } from './commands/completion-words.js';
 import { registerListen } from './commands/listen.js';
 import { registerOpenApi } from './commands/openapi.js';
 import { registerProfiles } from './commands/profiles.js';
@@ -208,6 +209,7 @@ export async function run(argv: readonly string[], io: Io, manifest: Manifest = 
     const ids = async (q: Parameters<NonNullable<CompletionContext['ids']>>[0]) =>
       (await import('./completion-values.js')).remoteIds(io, q).catch(() => []);
     const opPath = (path: string) => manifest.ops.find((o) => o.cli?.command.join(' ') === path)?.path;
+    const { completeWords } = await import('./commands/completion-words.js');
     for (const c of await completeWords(program, argv.slice(1), { profiles, ids, opPath }))
       io.stdout.write(`${c}\n`);
     return EXIT.ok;

@@ -78,6 +78,17 @@ describe('pager at a terminal', () => {
     expect(await t.exit()).toBe(0);
   });
 
+  it('--jq output at a terminal: indented, and paged when long', async () => {
+    const t = spawnPartner(['orders', 'statuses', '--jq', '.[] | {id, status}'], {
+      rows: 10,
+      configDir: serverProfile(),
+    });
+    const screen = await t.waitFor(lessPrompt, 8000);
+    expect(screen.slice(0, 4)).toEqual(['{', '  "id": 1,', '  "status": "PLACED"', '}']);
+    t.write('q');
+    expect(await t.exit()).toBe(0);
+  });
+
   it('long output opens less -FRX by default; q leaves it, exit 0, no error', async () => {
     const t = spawnPartner(['openapi']);
     const screen = await t.waitFor(lessPrompt, 8000);
