@@ -9,8 +9,8 @@ import type { Io, OutStream } from './io.js';
 // installed) is skipped without a word; a pager quit before the end (q) is not an error.
 
 export interface Pager {
-  /** Where the command writes; the pager's stdin once it runs. */
-  out: OutStream;
+  /** Where the command writes; the pager's stdin once it runs. `closed` once the pager is gone. */
+  out: OutStream & { readonly closed: boolean };
   /** Ends the pager's input and waits for the person to leave it. */
   close(): Promise<void>;
 }
@@ -103,6 +103,9 @@ export function openPager(io: Io, spawnFn: SpawnFn = defaultSpawn): Pager | unde
 
   return {
     out: {
+      get closed() {
+        return state === 'gone';
+      },
       write(chunk: string) {
         if (state === 'idle') start();
         if (state === 'starting') queued.push(String(chunk));

@@ -1,9 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Io } from '../../src/cli/io.js';
+import { run } from '../../src/cli/program.js';
 import { JsonSplitter } from '../../src/cli/output/json-stream.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
-import { profileDir, runCli, tempDir } from './run-cli.js';
+import { fakePrompter, profileDir, runCli, tempDir } from './run-cli.js';
 
 // `partner api` as gh's (issue 15 point 2), against the real server.
 
@@ -199,6 +202,38 @@ describe('partner api --paginate', () => {
     const all = (await call(s, 'GET', '/v1/partner/branches?size=100')).body.data.results as { id: number }[];
     const r = await cli(['GET', 'branches', '-F', 'size=1', '--paginate', '--jq', '.data.results[].id']);
     expect(r.stdout).toBe(all.map((b) => `${b.id}\n`).join(''));
+  });
+
+  it('stops asking once nobody reads (the pager quit, or | head left)', async () => {
+    let stderr = '';
+    let pages = 0;
+    // A stdout that goes away after the first page, as process.stdout does on EPIPE.
+    const stdout = {
+      destroyed: false,
+      write(chunk: string) {
+        if (chunk.includes('"request_id"')) pages++;
+        stdout.destroyed = true;
+        return true;
+      },
+    };
+    const io: Io = {
+      stdout,
+      stderr: { write: (c: string) => (stderr += c) },
+      stdin: Readable.from([]),
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+      stdinIsTTY: false,
+      env: {},
+      color: false,
+      prompter: fakePrompter(),
+      clock: { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) },
+      configDir,
+      cwd: dir,
+    };
+    const code = await run(['api', 'GET', 'branches', '-F', 'size=1', '--paginate', '--verbose'], io);
+    expect(code).toBe(0);
+    expect(pages).toBe(1);
+    expect(requestLines(stderr)).toHaveLength(1);
   });
 
   it('a response that is not a page ends after one request', async () => {

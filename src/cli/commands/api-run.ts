@@ -25,6 +25,12 @@ export function apiPath(path: string): string {
 
 const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
 
+/** Nobody reads the output any more: the pager was quit, or a pipe's reader (`| head`) left. */
+function outputGone(out: unknown): boolean {
+  const o = out as { closed?: unknown; destroyed?: unknown };
+  return o.closed === true || o.destroyed === true;
+}
+
 /** --input FILE|-: the body's bytes exactly as they are. */
 async function readInput(value: string, ctx: Ctx): Promise<string | Buffer> {
   if (value === '-') return readStdin(ctx.io, '--input -');
@@ -157,6 +163,8 @@ export async function runApi(
     if (!data || !Array.isArray(data.results) || typeof data.total !== 'number') return 0;
     if (typeof data.page !== 'number' || typeof data.size !== 'number') return 0;
     if (data.results.length === 0 || data.page * data.size >= data.total) return 0;
+    // Quitting the pager (or `| head`) ends the walk: the rest would be fetched for no one.
+    if (outputGone(out)) return 0;
     q = { ...query, page: data.page + 1, size: data.size };
   }
   return 0;
