@@ -21,7 +21,9 @@ async function generateManifest() {
         contents:
           "import { OPERATION_LIST } from './src/contract/operations.js';\n" +
           "import { buildManifest } from './src/cli/manifest/build.js';\n" +
-          'export const manifest = buildManifest(OPERATION_LIST);\n',
+          "import { buildRecordFields } from './src/cli/output/record-fields.js';\n" +
+          'export const manifest = buildManifest(OPERATION_LIST);\n' +
+          'export const recordFields = buildRecordFields(OPERATION_LIST);\n',
         resolveDir: root,
         loader: 'ts',
       },
@@ -32,25 +34,35 @@ async function generateManifest() {
       target: 'node20',
       logLevel: 'warning',
     });
-    return (await import(pathToFileURL(out).href)).manifest;
+    return await import(pathToFileURL(out).href);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const manifest = await generateManifest();
-const manifestModule = resolve(root, 'src/cli/manifest/data.ts');
+const { manifest, recordFields } = await generateManifest();
+// Stand-in modules replaced by the generated data: the manifest (loaded at start-up) and the
+// fields `--json FIELDS` selects (loaded only when that flag is used).
+const generated = {
+  [resolve(root, 'src/cli/manifest/data.ts')]: `MANIFEST`,
+  [resolve(root, 'src/cli/output/record-fields-data.ts')]: `RECORD_FIELDS`,
+};
+const data = { MANIFEST: manifest, RECORD_FIELDS: recordFields };
 const manifestPlugin = {
   name: 'partner-manifest',
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/]cli[\\/]manifest[\\/]data\.ts$/ }, (args) =>
-      resolve(args.path) === manifestModule
-        ? // JSON.parse of a string literal parses faster than the same object literal (V8's advice for big data).
-          {
-            contents: `export const MANIFEST = JSON.parse(${JSON.stringify(JSON.stringify(manifest))});\n`,
-            loader: 'js',
-          }
-        : undefined,
+    b.onLoad(
+      { filter: /[\\/]src[\\/]cli[\\/](manifest[\\/]data|output[\\/]record-fields-data)\.ts$/ },
+      (args) => {
+        const name = generated[resolve(args.path)];
+        return name
+          ? // JSON.parse of a string literal parses faster than the same object literal (V8's advice for big data).
+            {
+              contents: `export const ${name} = JSON.parse(${JSON.stringify(JSON.stringify(data[name]))});\n`,
+              loader: 'js',
+            }
+          : undefined;
+      },
     );
   },
 };
@@ -66,8 +78,9 @@ await build({
   target: 'node20',
   sourcemap: 'linked',
   chunkNames: 'chunks/[name]-[hash]',
-  // Native addon and the server framework stay as real dependencies, loaded only by `local`/`operator`.
-  external: ['better-sqlite3', 'fastify'],
+  // Native addon and the server framework stay as real dependencies, loaded only by `local`/`operator`;
+  // jq (1.3 MB of WebAssembly in one file) and handlebars load from node_modules only for --jq/--template.
+  external: ['better-sqlite3', 'fastify', 'jq-wasm', 'handlebars'],
   define: { __PARTNER_VERSION__: JSON.stringify(pkg.version) },
   plugins: [manifestPlugin],
   banner: {

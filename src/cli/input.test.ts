@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { coerceArg, coerceFlag, parseFieldArgs, readJsonArg } from './input.js';
+import { coerceArg, coerceFlag, readJsonArg } from './input.js';
 import type { Io } from './io.js';
 
 const dirs: string[] = [];
@@ -69,22 +69,5 @@ describe('readJsonArg', () => {
       /--data: cannot read missing.json: no such file/,
     );
     await expect(readJsonArg('-', '--data', io({ stdinIsTTY: true }))).rejects.toThrow(/stdin is a terminal/);
-  });
-});
-
-describe('parseFieldArgs', () => {
-  it('types values like gh -F and builds arrays', async () => {
-    expect(
-      await parseFieldArgs(['page=2', 'busy=true', 'x=null', 'title=Kopi', 'ids[]=1', 'ids[]=2'], io()),
-    ).toEqual({
-      page: 2,
-      busy: true,
-      x: null,
-      title: 'Kopi',
-      ids: [1, 2],
-    });
-  });
-  it('rejects a pair without =', async () => {
-    await expect(parseFieldArgs(['oops'], io())).rejects.toThrow(/-f expects key=value/);
   });
 });

@@ -161,30 +161,3 @@ export function coerceArg(field: ManifestField, raw: string, name: string): stri
   if (raw === '') throw new UsageError(`${name.toUpperCase()} must not be empty`);
   return raw;
 }
-
-/**
- * `-f key=value` for `partner api`: values are typed like gh's `-F` (true/false/null, numbers,
- * `@file` contents); `key[]=v` appends to an array.
- */
-export async function parseFieldArgs(pairs: readonly string[], io: Io): Promise<Record<string, unknown>> {
-  const out: Record<string, unknown> = {};
-  for (const pair of pairs) {
-    const eq = pair.indexOf('=');
-    if (eq <= 0) throw new UsageError(`-f expects key=value, got "${pair}"`);
-    let key = pair.slice(0, eq);
-    const raw = pair.slice(eq + 1);
-    let value: unknown;
-    if (raw === 'true' || raw === 'false') value = raw === 'true';
-    else if (raw === 'null') value = null;
-    else if (/^-?\d+(\.\d+)?$/.test(raw) && Number.isSafeInteger(Math.trunc(Number(raw))))
-      value = Number(raw);
-    else if (raw.startsWith('@')) value = (await readTextArg(raw, `-f ${key}`, io)).text;
-    else value = raw;
-    if (key.endsWith('[]')) {
-      key = key.slice(0, -2);
-      const prev = out[key];
-      out[key] = Array.isArray(prev) ? [...prev, value] : [value];
-    } else out[key] = value;
-  }
-  return out;
-}

@@ -1,7 +1,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { Action } from './commands/action.js';
 import { registerApi } from './commands/api.js';
-import { completeWords, registerCompletion } from './commands/completion.js';
+import { registerCompletion } from './commands/completion.js';
+import type { CompletionContext } from './commands/completion-words.js';
 import { registerListen } from './commands/listen.js';
 import { registerOpenApi } from './commands/openapi.js';
 import { registerProfiles } from './commands/profiles.js';
@@ -20,6 +21,8 @@ export { processIo } from './io.js';
 import { MANIFEST } from './manifest/data.js';
 import type { Manifest } from './manifest/types.js';
 import { reportError } from './output/errors.js';
+import { normalizeJsonFlag } from './output/json-flag.js';
+import { planStdout } from './output/stdout-plan.js';
 import { readConfigFile } from './profile-file.js';
 
 // The command tree. Everything here is cheap to load; command bodies import what they need.
@@ -78,10 +81,14 @@ function registerLocal(root: Command, action: Action): void {
  * The first word that names a command, skipping global options and their values; used to
  * register only that group's operations (each registered command costs start-up time).
  */
-export function firstCommandWord(argv: readonly string[]): string | undefined {
+export function firstCommandWord(
+  argv: readonly string[],
+  isCommand: (w: string) => boolean = () => true,
+): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a === '--profile' || a === '--base-url') i++;
+    if (a === '--profile' || a === '--base-url' || a === '--jq' || a === '--template') i++;
+    else if (a === '--json' && /^[A-Za-z_][\w,]*$/.test(argv[i + 1] ?? '') && !isCommand(argv[i + 1]!)) i++;
     else if (!a.startsWith('-')) return a;
   }
   return undefined;
@@ -100,7 +107,10 @@ export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?:
     .version(__PARTNER_VERSION__, '-V, --version', 'print the version')
     .option('--profile <name>', 'profile to use (env PARTNER_PROFILE)')
     .option('--base-url <url>', 'API base URL (env PARTNER_BASE_URL)')
-    .option('--json', 'print the response data as JSON (stable, documented in docs/cli.md)')
+    .option('--json [fields]', 'print the response data as JSON; with FIELDS (id,status) only those fields')
+    .option('--jq <expr>', 'filter the JSON output with a jq expression (implies --json)')
+    .option('--template <text>', 'format the JSON output with a Handlebars template (implies --json)')
+    .option('--no-pager', 'do not page long output on a terminal (PARTNER_PAGER, PAGER)')
     .option('--no-color', 'no colours (also NO_COLOR)')
     .option(
       '--verbose',
@@ -128,21 +138,42 @@ export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?:
     '\nExamples:\n  $ partner profiles add local --key pk_… --secret - --base-url http://127.0.0.1:8787\n  $ partner branches list --all --json\n  $ partner orders patch 1042 --status READY\n\nExit codes: 0 ok, 1 other, 2 usage, 3 auth, 4 not found, 5 conflict, 6 rate limited,\n7 network or 5xx.\n',
   );
 
+  // Commands whose output is one long answer, worth a pager on a terminal (not prompts, streams,
+  // progress, nor a write's confirmation): every API read, and these.
+  const paged = new Set(['api', 'openapi', 'profiles list', 'profiles show']);
   const action: Action = (cmd, fn) => {
     cmd.action(async (...a: unknown[]) => {
       const c = a.at(-1) as Command;
-      const ctx = makeCtx(io, manifest, c);
+      const path: string[] = [];
+      for (let x: Command | null = c; x?.parent; x = x.parent) path.unshift(x.name());
+      const what = path.join(' ');
+      const op = manifest.ops.find((o) => o.cli?.command.join(' ') === what);
+      const opts = c.optsWithGlobals();
+      const out = await planStdout(io, opts, {
+        what,
+        opId: op?.id,
+        ownFilter: what === 'api',
+        pageable: op?.method === 'GET' || paged.has(what),
+      });
+      const ctx = makeCtx(out.io, manifest, c);
+      ctx.json ||= out.json;
       state.ctx = ctx;
       const args = (c.processedArgs as unknown[]).flatMap((v) =>
         v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)],
       );
-      state.code = (await fn(ctx, args, c.optsWithGlobals(), c)) ?? 0;
+      try {
+        state.code = (await fn(ctx, args, opts, c)) ?? 0;
+      } catch (err) {
+        await out.abort();
+        throw err;
+      }
+      await out.finish();
     });
   };
 
   registerProfiles(program, action);
-  const first = argv ? firstCommandWord(argv) : undefined;
   const groups = [...new Set(manifest.ops.flatMap((o) => (o.cli ? [o.cli.command[0]!] : [])))];
+  const first = argv ? firstCommandWord(argv, (w) => groups.includes(w)) : undefined;
   if (first && groups.includes(first)) {
     // Other groups appear in `--help` with their summary but without their subcommands.
     for (const g of groups) group(program, [g]);
@@ -175,7 +206,12 @@ export async function run(argv: readonly string[], io: Io, manifest: Manifest = 
         return []; // an unreadable config file offers no names; completion never prints errors
       }
     };
-    for (const c of completeWords(program, argv.slice(1), { profiles })) io.stdout.write(`${c}\n`);
+    const ids = async (q: Parameters<NonNullable<CompletionContext['ids']>>[0]) =>
+      (await import('./completion-values.js')).remoteIds(io, q).catch(() => []);
+    const opPath = (path: string) => manifest.ops.find((o) => o.cli?.command.join(' ') === path)?.path;
+    const { completeWords } = await import('./commands/completion-words.js');
+    for (const c of await completeWords(program, argv.slice(1), { profiles, ids, opPath }))
+      io.stdout.write(`${c}\n`);
     return EXIT.ok;
   }
   if (argv.length === 0) {
@@ -183,7 +219,7 @@ export async function run(argv: readonly string[], io: Io, manifest: Manifest = 
     return EXIT.ok;
   }
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(normalizeJsonFlag(program, argv), { from: 'user' });
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version exit 0; a group without its subcommand prints help and is a usage error.

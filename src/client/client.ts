@@ -84,7 +84,10 @@ export interface RequestOptions {
   idempotencyKey?: string | undefined;
   /** Which credential to send; by default operator paths get the token and the rest the credential. */
   auth?: Route['auth'];
+  /** Extra headers; they win over the client's own (authorization, content-type, idempotency-key…). */
   headers?: Record<string, string>;
+  /** A body sent byte for byte instead of `body` as JSON (`partner api --input`); JSON content type unless a header says otherwise. */
+  rawBody?: string | Buffer;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -226,7 +229,6 @@ export class PartnerClient {
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': this.opts.userAgent ?? 'partner-client',
-      ...o.headers,
     };
     if (auth === 'partner' && this.opts.credential) {
       const { key, secret } = this.opts.credential;
@@ -234,6 +236,17 @@ export class PartnerClient {
     } else if (auth === 'operator' && this.opts.operatorToken) {
       headers.authorization = `Bearer ${this.opts.operatorToken}`;
     }
+    let idempotencyKey: string | undefined;
+    if (WRITE.has(m)) {
+      idempotencyKey = o.idempotencyKey ?? (this.opts.newIdempotencyKey ?? newUuid)();
+      headers['idempotency-key'] = idempotencyKey;
+    }
+    let body: string | Buffer | undefined;
+    if (o.rawBody !== undefined) body = o.rawBody;
+    else if (o.body !== undefined) body = JSON.stringify(o.body);
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    for (const [k, v] of Object.entries(o.headers ?? {})) headers[k.toLowerCase()] = v;
+    if (idempotencyKey !== undefined) idempotencyKey = headers['idempotency-key'];
     if (
       headers.authorization &&
       url.protocol === 'http:' &&
@@ -244,16 +257,6 @@ export class PartnerClient {
         `refusing to send credentials over plain http to ${url.host}; use https or pass --insecure`,
         'insecure_transport',
       );
-    }
-    let idempotencyKey: string | undefined;
-    if (WRITE.has(m)) {
-      idempotencyKey = o.idempotencyKey ?? (this.opts.newIdempotencyKey ?? newUuid)();
-      headers['idempotency-key'] = idempotencyKey;
-    }
-    let body: string | undefined;
-    if (o.body !== undefined) {
-      body = JSON.stringify(o.body);
-      headers['content-type'] = 'application/json';
     }
     const pace = this.opts.pace !== false && auth === 'partner';
 
@@ -357,6 +360,7 @@ export class PartnerClient {
             attempts: attempt,
             waitedMs,
             retryAfterMs,
+            headers: headersOut,
           });
         }
         throw new ApiError({
@@ -368,6 +372,7 @@ export class PartnerClient {
           attempts: attempt,
           waitedMs,
           retryAfterMs,
+          headers: headersOut,
         });
       }
       return {

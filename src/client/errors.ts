@@ -23,6 +23,8 @@ export class ApiError extends Error {
   readonly waitedMs: number;
   /** The last answer's Retry-After, when it had one. */
   readonly retryAfterMs: number | undefined;
+  /** The answer's headers (lower-case names), for `partner api -i`. */
+  readonly headers: Record<string, string>;
 
   constructor(init: {
     code: string;
@@ -34,6 +36,7 @@ export class ApiError extends Error {
     attempts?: number;
     waitedMs?: number;
     retryAfterMs?: number | undefined;
+    headers?: Record<string, string>;
   }) {
     super(init.message);
     this.wireCode = init.code;
@@ -45,6 +48,7 @@ export class ApiError extends Error {
     this.attempts = init.attempts ?? 1;
     this.waitedMs = init.waitedMs ?? 0;
     this.retryAfterMs = init.retryAfterMs;
+    this.headers = init.headers ?? {};
   }
 
   get isAuth(): boolean {

@@ -142,7 +142,7 @@ export function registerOperation(parent: Command, spec: OperationCommand, actio
       '--body <json>',
       'the whole request body: JSON, @FILE or - for stdin (flags override its fields)',
     );
-  if (spec.all) cmd.option('--all', 'fetch every page (paced under the rate limit); --json prints one array');
+  if (spec.all) cmd.option('--all', 'fetch every page (paced under the rate limit), printed as one page');
   if (spec.confirm) cmd.option('-y, --yes', 'do not ask for confirmation');
   if (spec.idempotencyKey)
     cmd.option('--idempotency-key <key>', 'Idempotency-Key to send (default: a fresh UUID)');

@@ -169,16 +169,20 @@ export async function runOperation(
   };
 
   if (spec.all && opts.all === true) {
+    // Every page, printed in the shape of one page (docs/cli.md): `{results, page, size, total}`
+    // holding every item, so a script reads `.results` with or without --all.
     const size = typeof input.query.size === 'number' ? input.query.size : 100;
     const { page: _page, size: _size, ...query } = input.query;
-    const all = await ctx.spin(`${op.summary}…`, async () => {
-      const items: unknown[] = [];
-      for await (const item of client.paginate(op.id, { params: input.params, query, size }))
-        items.push(item);
-      return items;
+    const merged = await ctx.spin(`${op.summary}…`, async () => {
+      const results: unknown[] = [];
+      let total = 0;
+      for await (const p of client.pages(op.id, { params: input.params, query, size })) {
+        results.push(...p.results);
+        total = p.total;
+      }
+      return { results, page: 1, size: results.length, total };
     });
-    await render(out, all, renderOpts);
-    if (!ctx.json && ctx.io.stdoutIsTTY) out.write(`${all.length} result${all.length === 1 ? '' : 's'}\n`);
+    await render(out, merged, renderOpts);
     return 0;
   }
 
