@@ -166,13 +166,15 @@ describe('partner api --input', () => {
   });
 
   it('- reads stdin; fields then go to the query string', async () => {
-    const r = await cli(['POST', 'price/groups', '--input', '-', '-f', 'trace=1', '--verbose'], {
+    // The server refuses unknown query keys on writes; business_id is accepted everywhere (and
+    // overridden by the credential's business).
+    const r = await cli(['POST', 'price/groups', '--input', '-', '-f', 'business_id=1', '--verbose'], {
       stdin: '{"title":"From stdin"}',
     });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).data.title).toBe('From stdin');
     expect(requestLines(r.stderr)[0]).toMatch(
-      /POST http:\/\/127\.0\.0\.1:\d+\/v1\/partner\/price\/groups\?trace=1 → /,
+      /POST http:\/\/127\.0\.0\.1:\d+\/v1\/partner\/price\/groups\?business_id=1 → /,
     );
   });
 
