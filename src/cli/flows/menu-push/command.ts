@@ -4,19 +4,27 @@ import { ApiError } from '../../../client/errors.js';
 import type { Ctx } from '../../context.js';
 import { EXIT, Exit, UsageError } from '../../errors.js';
 import { canPrompt, type Io } from '../../io.js';
-import { listBound, offerProblems } from './bounds.js';
-import { type LoadedMenu, loadMenuFile, MenuFileError, type FileProblem } from './load.js';
-import { type BusinessTree, type Current, currentOf, type Desired, desiredOf, matchKeys } from './model.js';
-import { type Plan, plan as makePlan } from './plan.js';
+import { listBound, offerProblems } from '../../../menu/bounds.js';
+import { type LoadedMenu, loadMenuFile, MenuFileError, type FileProblem } from '../../../menu/load.js';
+import {
+  type BusinessTree,
+  type Current,
+  currentOf,
+  type Desired,
+  desiredOf,
+  matchKeys,
+} from '../../../menu/model.js';
+import { type Plan, plan as makePlan } from '../../../menu/plan.js';
 import { barProgress, lineProgress, type Progress } from './progress.js';
 import { planLines, planSummary, planView, summaryLines, summaryView } from './render.js';
-import { execute, PushStopped } from './run.js';
-import { formatPath } from './schema.js';
+import { execute, PushStopped } from '../../../menu/run.js';
+import { formatPath } from '../../../menu/schema.js';
 import {
   ENTITY_KINDS,
   menuStateDir,
   oldStateFor,
-  StateFile,
+  openStateFile,
+  type StateFile,
   statePath,
   type TargetState,
   targetId,
@@ -171,7 +179,7 @@ async function prepare(ctx: Ctx, file: string | undefined, flags: PushFlags): Pr
         ? flags.state
         : resolve(ctx.io.cwd, flags.state)
       : undefined;
-  const state = StateFile.open(explicit ?? statePath(menuStateDir(ctx.io.env, ctx.io.configDir), id));
+  const state = openStateFile(explicit ?? statePath(menuStateDir(ctx.io.env, ctx.io.configDir), id));
   let t = state.target(id);
   if (flags.resetState === true) t = state.replace(id);
   else if (!explicit && !state.existed) {
