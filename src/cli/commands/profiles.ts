@@ -1,47 +1,69 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { Ctx } from '../context.js';
 import { UsageError } from '../errors.js';
 import { readStdin } from '../input.js';
 import { canPrompt } from '../io.js';
 import { maskSecret } from '../mask.js';
-import type { Profile } from '../profile-file.js';
+import { type Profile, storageOf } from '../profile-file.js';
+import type { SaveResult, SecretStorage } from '../profiles.js';
 import type { Action } from './action.js';
 
-// `partner profiles add|list|use|remove|show` (docs/cli.md). Secrets are never printed: the
+// `partner profiles add|list|use|remove|show|move` (docs/cli.md). Secrets are never printed: the
 // secret and the webhook secret appear masked (`sk_…x9f2`) in every output, --json included.
-
-/** No OS keyring is reachable from this CLI: secrets live in the 0600 config file. */
-export const STORAGE = 'file';
+// They live in the OS keyring where one can be reached, else in the mode-0600 config file; never
+// in both (src/cli/profiles.ts).
 
 export interface ProfileView {
   name: string;
   base_url: string;
   key: string;
-  secret: string;
+  /** Masked; null for a keyring profile when the keyring was not read (`profiles list`). */
+  secret: string | null;
   webhook_secret?: string;
   default_brand_id?: number;
   default_branch_id?: number;
   default: boolean;
-  storage: typeof STORAGE;
+  storage: SecretStorage;
 }
 
-export function profileView(p: Profile, isDefault: boolean): ProfileView {
+export function profileView(
+  p: Profile,
+  isDefault: boolean,
+  secrets: { secret?: string | undefined; webhook_secret?: string | undefined } = p,
+): ProfileView {
+  const masked = secrets.secret ? maskSecret(secrets.secret) : null;
   return {
     name: p.name,
     base_url: p.base_url,
     key: p.key,
-    secret: maskSecret(p.secret),
-    ...(p.webhook_secret ? { webhook_secret: maskSecret(p.webhook_secret) } : {}),
+    secret: masked,
+    ...(secrets.webhook_secret ? { webhook_secret: maskSecret(secrets.webhook_secret) } : {}),
     ...(p.default_brand_id !== undefined ? { default_brand_id: p.default_brand_id } : {}),
     ...(p.default_branch_id !== undefined ? { default_branch_id: p.default_branch_id } : {}),
     default: isDefault,
-    storage: STORAGE,
+    storage: storageOf(p),
   };
 }
 
 async function store(ctx: Ctx) {
   const { openProfiles } = await import('../profiles.js');
   return openProfiles({ configDir: ctx.io.configDir, env: ctx.io.env });
+}
+
+/** `--storage`, or where a keyring can be reached, the keyring (loading the binding only then). */
+export async function chosenStorage(
+  ctx: Ctx,
+  flag: unknown,
+): Promise<{ storage: SecretStorage; reason?: string }> {
+  if (flag === 'keyring' || flag === 'file') return { storage: flag };
+  const { defaultStorage } = await import('../profiles.js');
+  return defaultStorage(ctx.io.env);
+}
+
+/** The line after `Saved profile …`: where the secret went, and why not the keyring when not. */
+export function storageLine(saved: SaveResult, path: string, noKeyring?: string): string {
+  if (saved.storage === 'keyring') return `secret: keyring (${saved.keyring ?? 'OS keyring'})`;
+  return `secret: file (0600) ${path}${noKeyring ? `; no OS keyring here: ${noKeyring}` : ''}`;
 }
 
 function positiveInt(v: unknown, flag: string): number | undefined {
@@ -116,13 +138,19 @@ async function add(ctx: Ctx, name: string, opts: Record<string, unknown>): Promi
   const branch = positiveInt(opts.defaultBranch, '--default-branch');
   if (brand !== undefined) profile.default_brand_id = brand;
   if (branch !== undefined) profile.default_branch_id = branch;
+  const where = await chosenStorage(ctx, opts.storage);
   const s = await store(ctx);
-  s.save(profile, { makeDefault: opts.default === true });
+  const saved = s.save(profile, { makeDefault: opts.default === true, storage: where.storage });
   const isDefault = s.defaultName() === name;
-  if (ctx.json) io.stdout.write(`${JSON.stringify(profileView(profile, isDefault), null, 2)}\n`);
-  io.stderr.write(
-    `Saved profile ${name} (key ${key}, secret ${maskSecret(secret)})${isDefault ? ' as the default' : ''} to ${s.path}\n`,
+  const view = profileView(
+    { ...profile, ...(saved.storage === 'keyring' ? { storage: 'keyring' } : {}) },
+    isDefault,
   );
+  if (ctx.json) io.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
+  io.stderr.write(
+    `Saved profile ${name} (key ${key}, secret ${maskSecret(secret)})${isDefault ? ' as the default' : ''} to ${s.path}\n${storageLine(saved, s.path, where.reason)}\n`,
+  );
+  for (const w of saved.warnings) io.stderr.write(`warning: ${w}\n`);
   return 0;
 }
 
@@ -138,7 +166,7 @@ async function list(ctx: Ctx): Promise<number> {
   if (!io.stdoutIsTTY) {
     for (const v of views)
       io.stdout.write(
-        `${v.name}\t${v.base_url}\t${v.key}\t${v.secret}\t${v.default ? 'default' : ''}\t${v.storage}\n`,
+        `${v.name}\t${v.base_url}\t${v.key}\t${v.secret ?? ''}\t${v.default ? 'default' : ''}\t${v.storage}\n`,
       );
     return 0;
   }
@@ -158,7 +186,10 @@ async function list(ctx: Ctx): Promise<number> {
     opId: 'profilesList',
     width: cols && cols > 20 ? cols - 1 : undefined,
   });
-  io.stdout.write(`storage: ${STORAGE} (${s.path}, mode 0600; no OS keyring is used)\n`);
+  const inKeyring = views.some((v) => v.storage === 'keyring');
+  io.stdout.write(
+    `storage: file = ${s.path} (mode 0600)${inKeyring ? '; keyring = the OS keyring, service "partner"' : ''}\n`,
+  );
   return 0;
 }
 
@@ -171,14 +202,37 @@ async function show(ctx: Ctx, name: string | undefined): Promise<number> {
     );
   const p = s.get(wanted);
   if (!p) throw new UsageError(`no profile named "${wanted}"`);
-  const view = profileView(p, s.defaultName() === p.name);
+  // A keyring profile's entry is read to show it masked (and to show that it is there).
+  let secrets: { secret?: string | undefined; webhook_secret?: string | undefined } = p;
+  let unreadable: string | undefined;
+  if (storageOf(p) === 'keyring') {
+    try {
+      secrets = s.secrets(p.name);
+    } catch (err) {
+      unreadable = (err as Error).message;
+      secrets = {};
+    }
+  }
+  const view = profileView(p, s.defaultName() === p.name, secrets);
   const { io } = ctx;
   if (ctx.json) {
     io.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
-    return 0;
+  } else {
+    const { renderHuman } = await import('../output/human.js');
+    // On a terminal one line says where the secret lives: `secret  keyring · sk_…x9f2`.
+    const { storage, ...rest } = view;
+    const where = storage === 'keyring' ? 'keyring' : 'file (0600)';
+    const shown = io.stdoutIsTTY
+      ? { ...rest, secret: view.secret ? `${where} · ${view.secret}` : `${where} · (cannot be read here)` }
+      : view;
+    renderHuman(io.stdout, shown, {
+      json: false,
+      tty: io.stdoutIsTTY,
+      color: ctx.color,
+      now: io.clock.now(),
+    });
   }
-  const { renderHuman } = await import('../output/human.js');
-  renderHuman(io.stdout, view, { json: false, tty: io.stdoutIsTTY, color: ctx.color, now: io.clock.now() });
+  if (unreadable) io.stderr.write(`warning: ${unreadable}\n`);
   if (
     name === undefined &&
     (io.env.PARTNER_KEY || io.env.PARTNER_BASE_URL) &&
@@ -186,6 +240,27 @@ async function show(ctx: Ctx, name: string | undefined): Promise<number> {
   ) {
     io.stderr.write('note: PARTNER_KEY / PARTNER_BASE_URL are set and take precedence over this profile\n');
   }
+  return 0;
+}
+
+async function move(ctx: Ctx, name: string, to: unknown): Promise<number> {
+  if (to !== 'keyring' && to !== 'file') throw new UsageError('--to must be keyring or file');
+  const s = await store(ctx);
+  if (!s.get(name)) throw new UsageError(`no profile named "${name}"`);
+  const moved = s.move(name, to);
+  const { io } = ctx;
+  if (ctx.json) {
+    const p = s.get(name)!;
+    io.stdout.write(
+      `${JSON.stringify(profileView(p, s.defaultName() === name, s.secrets(name)), null, 2)}\n`,
+    );
+  }
+  if (!moved.changed) io.stderr.write(`Profile ${name}: the secret is already in the ${to}\n`);
+  else
+    io.stderr.write(
+      `Moved the secret of profile ${name} to the ${to === 'keyring' ? `OS keyring (${moved.keyring})` : `file ${s.path} (mode 0600)`}; the ${to === 'keyring' ? 'file' : 'keyring'} no longer holds it\n`,
+    );
+  for (const w of moved.warnings) io.stderr.write(`warning: ${w}\n`);
   return 0;
 }
 
@@ -213,7 +288,7 @@ async function remove(ctx: Ctx, name: string, yes: boolean): Promise<number> {
       return 1;
     }
   }
-  s.remove(name);
+  s.remove(name, { onKeyringError: (m) => ctx.io.stderr.write(`warning: ${m}\n`) });
   ctx.io.stderr.write(`Removed profile ${name}\n`);
   return 0;
 }
@@ -223,7 +298,7 @@ export function registerProfiles(root: Command, action: Action): void {
     .command('profiles')
     .summary('Stored credentials (key, secret, base URL) per profile')
     .description(
-      'Stored credentials per profile, in a mode-0600 JSON file in $PARTNER_CONFIG_DIR or the per-user config folder.\n\n' +
+      'Stored credentials per profile, in a mode-0600 JSON file in $PARTNER_CONFIG_DIR or the per-user config folder; the secrets in the OS keyring where one can be reached (else in that file).\n\n' +
         'Precedence: flags (--profile, --base-url) > environment (PARTNER_PROFILE, PARTNER_BASE_URL, PARTNER_KEY, PARTNER_SECRET) > the default profile.',
     );
 
@@ -231,7 +306,7 @@ export function registerProfiles(root: Command, action: Action): void {
     .command('add')
     .summary('Add or replace a profile')
     .description(
-      'Add or replace a profile. The secret comes from --secret, --secret - (stdin), PARTNER_SECRET, or a hidden prompt.',
+      'Add or replace a profile. The secret comes from --secret, --secret - (stdin), PARTNER_SECRET, or a hidden prompt. The secrets go to the OS keyring where one can be reached, else to the config file (mode 0600); --storage chooses.',
     )
     .argument('<NAME>', 'profile name')
     .option('--key <key>', 'partner key (or PARTNER_KEY)')
@@ -242,7 +317,13 @@ export function registerProfiles(root: Command, action: Action): void {
     .option('--webhook-secret <secret>', 'webhook signing secret, for `partner listen`')
     .option('--default-brand <id>', 'brand used when a command needs one and none is given')
     .option('--default-branch <id>', 'branch used when a command needs one and none is given')
-    .option('--default', 'make it the default profile');
+    .option('--default', 'make it the default profile')
+    .addOption(
+      new Option(
+        '--storage <where>',
+        'where the secrets go (default: the OS keyring when one can be reached, else the file)',
+      ).choices(['keyring', 'file']),
+    );
   addCmd.addHelpText(
     'after',
     '\nThe base URL comes from the global --base-url (or PARTNER_BASE_URL).\n\nExample:\n  $ printf %s "$SECRET" | partner profiles add prod --key pk_live_1a2b --secret - --base-url https://api.example.com --default\n',
@@ -281,4 +362,17 @@ export function registerProfiles(root: Command, action: Action): void {
     .argument('[NAME]', 'profile name');
   showCmd.addHelpText('after', '\nExample:\n  $ partner profiles show local\n');
   action(showCmd, (ctx, args) => show(ctx, args[0]));
+
+  const moveCmd = profiles
+    .command('move')
+    .summary("Move a profile's secrets to the OS keyring or to the file")
+    .description(
+      "Move a profile's secrets (the secret and the webhook secret) to the OS keyring or to the mode-0600 file. The other place no longer holds them afterwards.",
+    )
+    .argument('<NAME>', 'profile name')
+    .addOption(
+      new Option('--to <where>', 'keyring or file').choices(['keyring', 'file']).makeOptionMandatory(),
+    );
+  moveCmd.addHelpText('after', '\nExample:\n  $ partner profiles move prod --to keyring\n');
+  action(moveCmd, (ctx, args, opts) => move(ctx, args[0]!, opts.to));
 }
