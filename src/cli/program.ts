@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { Action } from './commands/action.js';
 import { registerApi } from './commands/api.js';
+import { registerAuth } from './commands/auth.js';
 import { completeWords, registerCompletion } from './commands/completion.js';
 import { registerListen } from './commands/listen.js';
 import { registerOpenApi } from './commands/openapi.js';
@@ -141,6 +142,7 @@ export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?:
   };
 
   registerProfiles(program, action);
+  registerAuth(program, action);
   const first = argv ? firstCommandWord(argv) : undefined;
   const groups = [...new Set(manifest.ops.flatMap((o) => (o.cli ? [o.cli.command[0]!] : [])))];
   if (first && groups.includes(first)) {

@@ -181,12 +181,20 @@ describe.skipIf(!support.ok && !required)('secrets in the OS keyring (headless S
     const showJson = await cli(configDir, ['profiles', 'show', '--json']);
     expect(JSON.parse(showJson.stdout)).toMatchObject({ storage: 'keyring', webhook_secret: 'whsec_…4242' });
 
+    const status = await cli(configDir, ['auth', 'status', '--json']);
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      profile: 'vault',
+      secret_storage: 'keyring',
+      valid: true,
+    });
+
     // The webhook secret too comes from the keyring.
     const body = join(tempDir(), 'body.json');
     writeFileSync(body, '{"brand_id":1}');
     const signed = await cli(configDir, ['webhooks', 'sign', body]);
     expect(signed.stdout.trim()).toBe(sign(SECRET_WEBHOOK, '{"brand_id":1}'));
-    noSecret([added, brands, show, showJson]);
+    noSecret([added, brands, show, showJson, status]);
   });
 
   it('move to the file and back: the secrets are in one place at a time', async () => {
