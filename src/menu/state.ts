@@ -147,6 +147,11 @@ export class StateFile {
     return new StateFile(path, doc ?? { version: 1, targets: {} }, doc !== undefined);
   }
 
+  /** A state kept in memory only (path ''): a push planned with it cannot resume in another process. */
+  static memory(): StateFile {
+    return new StateFile('', { version: 1, targets: {} }, false);
+  }
+
   /** The state of one target (a copy-free live object: mutate, then save()). */
   target(id: TargetId): TargetState {
     const k = targetKey(id);
@@ -174,6 +179,7 @@ export class StateFile {
 
   /** Atomic: a crash leaves the old file or the new one, never half of one. Private to the user. */
   save(): void {
+    if (this.path === '') return;
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
     const tmp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.tmp`);
     try {
