@@ -141,11 +141,13 @@ export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?:
     });
   };
 
-  registerProfiles(program, action);
-  registerAuth(program, action);
   const first = argv ? firstCommandWord(argv) : undefined;
   const groups = [...new Set(manifest.ops.flatMap((o) => (o.cli ? [o.cli.command[0]!] : [])))];
-  if (first && groups.includes(first)) {
+  // Running an API operation: profiles and auth only need their summary in help.
+  const lean = first !== undefined && groups.includes(first);
+  registerProfiles(program, action, lean);
+  registerAuth(program, action, lean);
+  if (lean) {
     // Other groups appear in `--help` with their summary but without their subcommands.
     for (const g of groups) group(program, [g]);
     registerOperations(program, manifest, action, (op) => op.cli?.command[0] === first);

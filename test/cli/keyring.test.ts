@@ -30,12 +30,26 @@ afterAll(async () => {
   await s?.close();
 });
 
-/** A preload that reports on stderr when the keyring binding is loaded. */
+/**
+ * A preload that reports on stderr when the keyring binding is loaded (a require), and which of
+ * the CLI's lazy chunks are (`[esm] NAME`, from an ESM loader hook).
+ */
 function loadTracer(): string {
-  const file = join(tempDir('partner-trace-'), 'trace.cjs');
+  const dir = tempDir('partner-trace-');
+  writeFileSync(
+    join(dir, 'hooks.mjs'),
+    `export async function load(url, context, next) {
+  const m = /\\/dist\\/chunks\\/([a-z][a-z-]*?)-[A-Z0-9]{8}\\.js$/.exec(url);
+  if (m && m[1] !== 'chunk') process._rawDebug('[esm] ' + m[1]);
+  return next(url, context);
+}
+`,
+  );
+  const file = join(dir, 'trace.cjs');
   writeFileSync(
     file,
     `const Module = require('node:module');
+Module.register(${JSON.stringify(`file://${join(dir, 'hooks.mjs')}`)});
 const load = Module._load;
 Module._load = function (request, ...rest) {
   if (String(request).includes('@napi-rs/keyring')) process.stderr.write('[trace] @napi-rs/keyring loaded\\n');
@@ -98,6 +112,14 @@ describe('the keyring binding loads only when a profile needs it', () => {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).not.toContain('[trace]');
     }
+    // An API command loads none of what profiles and auth add (their bodies are lazy chunks).
+    const api = await runBin(['orders', 'statuses', '--json'], env);
+    const chunks = [...api.stderr.matchAll(/^\[esm\] (\S+)$/gm)].map((m) => m[1]);
+    expect(chunks).toContain('run-operation');
+    expect(chunks.filter((c) => /profiles-run|status|login|scope-probes/.test(c!))).toEqual([]);
+    const status = await runBin(['auth', 'status', '--json'], env);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stderr).toMatch(/^\[esm\] status$/m);
   });
 });
 

@@ -4,7 +4,7 @@ import { readStdin } from '../input.js';
 import { canPrompt } from '../io.js';
 import { maskSecret } from '../mask.js';
 import type { Profile } from '../profile-file.js';
-import { chosenStorage, profileView, storageLine } from '../commands/profiles.js';
+import { chosenStorage, profileView, storageLine } from '../commands/profiles-run.js';
 
 // `partner auth login` (docs/cli.md): the friendly path to `profiles add`. On a terminal it asks
 // for what the flags did not give (name, base URL, key, secret hidden); it checks the credential

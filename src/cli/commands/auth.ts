@@ -4,13 +4,15 @@ import type { Action } from './action.js';
 // `partner auth status|login` (docs/cli.md). Registration only: the bodies (src/cli/auth/) load
 // when one of them runs.
 
-export function registerAuth(root: Command, action: Action): void {
+/** `summaryOnly`: the group without its subcommands (see registerProfiles). */
+export function registerAuth(root: Command, action: Action, summaryOnly = false): void {
   const auth = root
     .command('auth')
     .summary('Check the credential in use, or save one: status, login')
     .description(
       'Check the credential commands would use against the server (status), or save a credential as a profile after checking it (login).',
     );
+  if (summaryOnly) return;
 
   const status = auth
     .command('status')
