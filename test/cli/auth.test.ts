@@ -206,7 +206,7 @@ describe('auth login', () => {
         `^Logged in to ${s.baseUrl} as ${s.credential.key} \\(business ${s.credential.businessId} ".+"\\)\\.\n`,
       ),
     );
-    expect(r.stderr).toMatch(/^Saved profile main \(key .*, secret sk_…\w{4}\) as the default to /m);
+    expect(r.stderr).toMatch(/^Saved profile main \(key .*, secret sk_…\S{4}\) as the default to /m);
     expect(r.stderr).toMatch(
       /^secret: file \(0600\) .*; no OS keyring here: turned off by PARTNER_KEYRING=off$/m,
     );
