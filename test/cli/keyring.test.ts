@@ -262,6 +262,31 @@ describe.skipIf(!support.ok && !required)('secrets in the OS keyring (headless S
     expect(entry(configDir, 'gone')).toBeNull();
   });
 
+  it('a keyring profile saved again by other commands stays in the keyring (local start, bootstrap defaults)', async () => {
+    const configDir = tempDir();
+    expect((await add(configDir, 'local')).code).toBe(0);
+    const { openProfiles } = await import('../../src/cli/profiles.js');
+    const store = openProfiles({ configDir, env: keyringEnv() });
+    // What `local start --seed demo` does with a fresh credential: the new secret goes where the old one was.
+    const saved = store.save({
+      name: 'local',
+      base_url: s.baseUrl,
+      key: s.other.key,
+      secret: s.other.secret,
+    });
+    expect(saved.storage).toBe('keyring');
+    expect(fileText(configDir)).not.toContain(s.other.secret);
+    // The webhook secret not given is kept.
+    expect(JSON.parse(entry(configDir, 'local')!)).toEqual({
+      secret: s.other.secret,
+      webhook_secret: SECRET_WEBHOOK,
+    });
+    // What bootstrap does to save defaults: the profile as read (no secrets) plus a field.
+    store.save({ ...store.get('local')!, default_brand_id: 3 });
+    expect(stored(configDir).local).toMatchObject({ storage: 'keyring', default_brand_id: 3 });
+    expect(JSON.parse(entry(configDir, 'local')!).secret).toBe(s.other.secret);
+  });
+
   it('two config dirs with a profile of the same name keep separate entries', async () => {
     const a = tempDir();
     const b = tempDir();
