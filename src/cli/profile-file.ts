@@ -97,6 +97,7 @@ export function profileSecrets(configDir: string, env: NodeJS.ProcessEnv, p: Pro
     env,
     (why) =>
       `profile "${p.name}" keeps its secret in the OS keyring, which cannot be reached here (${why}); set PARTNER_KEY and PARTNER_SECRET instead, or run \`partner profiles move ${p.name} --to file\` where the keyring is reachable`,
+    { probe: false },
   );
   const account = p.keyring_account ?? keyringAccount(configDir, p.name);
   const found = keyringCall(`reading the secret of profile "${p.name}" from the ${keyring.name}`, () =>

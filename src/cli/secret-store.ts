@@ -85,7 +85,7 @@ function load(): KeyringModule | Error {
  * pinned to the Secret Service there: the kernel keyring, the binding's other Linux store, lives
  * only as long as the login session, and a profile's secret must outlive it.
  */
-export function openKeyring(env: NodeJS.ProcessEnv): KeyringState {
+export function openKeyring(env: NodeJS.ProcessEnv, o: { probe?: boolean } = {}): KeyringState {
   const setting = env.PARTNER_KEYRING;
   if (setting && OFF.test(setting.trim()))
     return { available: false, reason: `turned off by PARTNER_KEYRING=${setting}` };
@@ -100,11 +100,14 @@ export function openKeyring(env: NodeJS.ProcessEnv): KeyringState {
     return { available: false, reason: `the keyring binding did not load: ${cleanMessage(mod)}` };
   const options = linuxLike ? { linux: { store: 'secret-service' } } : undefined;
   const entry = (account: string) => new mod.Entry(KEYRING_SERVICE, account, options);
-  try {
-    // Reading an entry that does not exist: an unreachable or refusing store throws here.
-    entry('partner keyring probe').getPassword();
-  } catch (err) {
-    return { available: false, reason: `${platformName()}: ${cleanMessage(err)}` };
+  // Reading an entry that does not exist: an unreachable or refusing store throws here. Skipped
+  // when the caller's own first call will tell (reading a profile's secret: one round trip less).
+  if (o.probe !== false) {
+    try {
+      entry('partner keyring probe').getPassword();
+    } catch (err) {
+      return { available: false, reason: `${platformName()}: ${cleanMessage(err)}` };
+    }
   }
   const keyring: Keyring = {
     name: platformName(),
@@ -133,8 +136,12 @@ export function openKeyring(env: NodeJS.ProcessEnv): KeyringState {
 }
 
 /** The keyring, or a KeyringError whose message `explain` writes from the reason there is none. */
-export function requireKeyring(env: NodeJS.ProcessEnv, explain: (reason: string) => string): Keyring {
-  const k = openKeyring(env);
+export function requireKeyring(
+  env: NodeJS.ProcessEnv,
+  explain: (reason: string) => string,
+  o: { probe?: boolean } = {},
+): Keyring {
+  const k = openKeyring(env, o);
   if (!k.available) throw new KeyringError(explain(k.reason));
   return k.keyring;
 }
