@@ -7,10 +7,9 @@ import { type Profile, storageOf } from '../profile-file.js';
 import type { SaveResult, SecretStorage } from '../profiles.js';
 
 // The bodies of `partner profiles add|list|use|remove|show|move` (docs/cli.md), loaded when one
-// runs (profiles.ts registers them). Secrets are never printed: the
-// secret and the webhook secret appear masked (`sk_…x9f2`) in every output, --json included.
-// They live in the OS keyring where one can be reached, else in the mode-0600 config file; never
-// in both (src/cli/profiles.ts).
+// runs (profiles.ts registers them). Secrets are never printed: the secret and the webhook secret
+// appear masked (`sk_…x9f2`) in every output, --json included. They live in the OS keyring where
+// one can be reached, else in the mode-0600 config file; never in both (src/cli/profiles.ts).
 
 export interface ProfileView {
   name: string;
