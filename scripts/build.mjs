@@ -1,5 +1,8 @@
 // Bundles the CLI with code splitting: commander and the command table load up front,
-// everything else (client, server, prompts) as lazy chunks so start-up stays cheap.
+// everything else (client, server, prompts) as lazy chunks so start-up stays cheap. Then the
+// library entry points (partner/client, partner/webhooks, partner/menu: docs/library.md) as ESM
+// in dist/lib with their declarations in dist/types.
+import { execFileSync } from 'node:child_process';
 import { build } from 'esbuild';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -78,9 +81,9 @@ await build({
   target: 'node20',
   sourcemap: 'linked',
   chunkNames: 'chunks/[name]-[hash]',
-  // Native addon and the server framework stay as real dependencies, loaded only by `local`/`operator`;
-  // jq (1.3 MB of WebAssembly in one file) and handlebars load from node_modules only for --jq/--template.
-  external: ['better-sqlite3', 'fastify', 'jq-wasm', 'handlebars'],
+  // Native addons and the server framework stay as real dependencies, loaded only when used; jq
+  // (1.3 MB of WebAssembly in one file) and handlebars load from node_modules only for --jq/--template.
+  external: ['better-sqlite3', 'fastify', '@napi-rs/keyring', 'jq-wasm', 'handlebars'],
   define: { __PARTNER_VERSION__: JSON.stringify(pkg.version) },
   plugins: [manifestPlugin],
   banner: {
@@ -89,3 +92,35 @@ await build({
   },
   logLevel: 'warning',
 });
+
+// The library: our code bundled per entry point (shared parts in chunks), every dependency left as
+// an import of the installed package (zod, undici, yaml), as a library should.
+await build({
+  entryPoints: {
+    client: 'src/client/index.ts',
+    webhooks: 'src/webhooks/index.ts',
+    menu: 'src/menu/index.ts',
+  },
+  outdir: 'dist/lib',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'linked',
+  chunkNames: 'chunks/[name]-[hash]',
+  logLevel: 'warning',
+});
+
+// Declarations by the project's own TypeScript (7: native, and it emits declarations).
+const tsc = resolve(root, 'node_modules/typescript/bin/tsc');
+try {
+  execFileSync(process.execPath, [tsc, '-p', resolve(root, 'tsconfig.lib.json')], {
+    cwd: root,
+    stdio: 'pipe',
+  });
+} catch (err) {
+  process.stderr.write(`${err.stdout ?? ''}${err.stderr ?? ''}`);
+  throw new Error('declaration emit (tsc -p tsconfig.lib.json) failed');
+}

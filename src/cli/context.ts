@@ -40,6 +40,8 @@ export interface Ctx {
     token?: string;
     dataDir?: string;
   }): Promise<{ client: PartnerClient; target: OperatorTarget }>;
+  /** A client for a base URL and credential given outright (`auth login` checks one before saving it). */
+  clientFor(o: { baseUrl: string; credential: { key: string; secret: string } }): Promise<PartnerClient>;
   /** Where the partner credential in use came from, once resolved (for error hints). */
   credentialSource?: PartnerTarget['source'];
   /** Runs `fn` under a spinner on stderr when it is a terminal (and nothing when not). */
@@ -141,6 +143,7 @@ export function makeCtx(io: Io, manifest: Manifest, cmd: Command): Ctx {
       });
       return { client, target };
     },
+    clientFor: (o) => newClient(o),
     async operator(o) {
       const target = resolveOperatorTarget({
         env: io.env,

@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { Action } from './commands/action.js';
 import { registerApi } from './commands/api.js';
+import { registerAuth } from './commands/auth.js';
 import { registerCompletion } from './commands/completion.js';
 import type { CompletionContext } from './commands/completion-words.js';
 import { registerListen } from './commands/listen.js';
@@ -171,10 +172,13 @@ export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?:
     });
   };
 
-  registerProfiles(program, action);
   const groups = [...new Set(manifest.ops.flatMap((o) => (o.cli ? [o.cli.command[0]!] : [])))];
   const first = argv ? firstCommandWord(argv, (w) => groups.includes(w)) : undefined;
-  if (first && groups.includes(first)) {
+  // Running an API operation: profiles and auth only need their summary in help.
+  const lean = first !== undefined && groups.includes(first);
+  registerProfiles(program, action, lean);
+  registerAuth(program, action, lean);
+  if (lean) {
     // Other groups appear in `--help` with their summary but without their subcommands.
     for (const g of groups) group(program, [g]);
     registerOperations(program, manifest, action, (op) => op.cli?.command[0] === first);

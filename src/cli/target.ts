@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from './errors.js';
-import { type Profile, readConfigFile } from './profile-file.js';
+import { type Profile, profileSecrets, readConfigFile, storageOf } from './profile-file.js';
 import { defaultDataDir } from './paths.js';
 
 // Where a command sends its requests and with which credential.
@@ -12,6 +12,8 @@ export interface PartnerTarget {
   secret: string;
   /** Where each part came from, for `profiles show` and error messages. */
   source: 'flags' | 'env' | `profile ${string}`;
+  /** Where the secret was read: the environment, the profile's file, or the OS keyring. */
+  secretFrom: 'env' | 'file' | 'keyring';
   profile?: Profile;
 }
 
@@ -57,7 +59,12 @@ export function resolvePartnerTarget(input: PartnerTargetInput): PartnerTarget {
     );
   }
   const key = useEnvCred ? envKey : profile?.key;
-  const secret = useEnvCred ? envSecret : profile?.secret;
+  // A keyring profile's secret is read (and the keyring binding loaded) only here, when used.
+  const secret = useEnvCred
+    ? envSecret
+    : profile && key
+      ? profileSecrets(input.configDir, env, profile).secret
+      : undefined;
   const baseUrl =
     input.baseUrl ??
     (input.profile === undefined ? env.PARTNER_BASE_URL || undefined : undefined) ??
@@ -77,6 +84,7 @@ export function resolvePartnerTarget(input: PartnerTargetInput): PartnerTarget {
     key,
     secret,
     source: useEnvCred ? 'env' : `profile ${profile?.name ?? ''}`,
+    secretFrom: useEnvCred ? 'env' : storageOf(profile ?? {}),
     ...(profile ? { profile } : {}),
   };
 }

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listBound } from '../../src/cli/flows/menu-push/bounds.js';
+import { listBound } from '../../src/menu/bounds.js';
 import { BIG, bigMenu } from '../helpers/big-menu.js';
 import { startProxy } from '../helpers/proxy.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';

@@ -2,11 +2,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { MenuFileError, parseMenuText } from '../../src/cli/flows/menu-push/load.js';
-import { currentOf, desiredOf, matchKeys } from '../../src/cli/flows/menu-push/model.js';
-import { plan, reconcileOrder } from '../../src/cli/flows/menu-push/plan.js';
-import { idempotencyKey } from '../../src/cli/flows/menu-push/run.js';
-import { menuFileJsonSchema } from '../../src/cli/flows/menu-push/schema.js';
+import { MenuFileError, parseMenuText } from '../../src/menu/load.js';
+import { currentOf, desiredOf, matchKeys } from '../../src/menu/model.js';
+import { plan, reconcileOrder } from '../../src/menu/plan.js';
+import { idempotencyKey } from '../../src/menu/run.js';
+import { menuFileJsonSchema } from '../../src/menu/schema.js';
 import {
   emptyTarget,
   menuStateDir,
@@ -18,7 +18,7 @@ import {
 import { defaultConfigDir } from '../../src/cli/paths.js';
 import { runCli, tempDir } from './run-cli.js';
 import { BIG, bigMenu } from '../helpers/big-menu.js';
-import { listBound, type MenuOp } from '../../src/cli/flows/menu-push/bounds.js';
+import { listBound, type MenuOp } from '../../src/menu/bounds.js';
 
 // The menu file of `partner menu push` without a server: validation with file:line, the
 // published JSON Schema, and the planner's pure parts.

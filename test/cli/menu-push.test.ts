@@ -459,6 +459,18 @@ describe('menu push: the state', () => {
     expect(reset.update.sections).toBe(0);
     expect(reset.create.sections).toBe(1);
   });
+
+  it('--state naming a file that is not a state file: exit 2 naming it, the file left as it was', async () => {
+    const { brandId } = await freshBrand(s);
+    const file = sampleCopy();
+    const notState = join(tempDir('partner-state-'), 'notes.json');
+    writeFileSync(notState, '{"hello": "world"}\n');
+    const r = await cli(['menu', 'push', file, '--brand', String(brandId), '--state', notState, '--yes']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`error: ${notState} is not a partner menu state file`);
+    expect(readFileSync(notState, 'utf8')).toBe('{"hello": "world"}\n');
+    expect(rows(brandId)).toEqual({ sections: 0, categories: 0, items: 0, groups: 0 });
+  });
 });
 
 describe('menu push: interrupted and resumed', () => {

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -198,5 +198,104 @@ describe('profiles', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/no profile named "nope"/);
     expect((await runCli(['brands', 'list'], { configDir: tempDir() })).code).toBe(2);
+  });
+});
+
+// Where secrets live when no OS keyring can be reached (CI, SSH, containers, or PARTNER_KEYRING=off):
+// the file, said plainly; nothing half-written when the keyring is asked for. The keyring itself
+// is exercised for real in keyring.test.ts.
+describe('profiles without an OS keyring', () => {
+  const add = (configDir: string, extra: string[] = [], env: Record<string, string | undefined> = {}) =>
+    runCli(['profiles', 'add', 'p', '--key', 'pk_p', '--secret', SECRET, '--base-url', s.baseUrl, ...extra], {
+      configDir,
+      env,
+    });
+  const stored = (configDir: string) =>
+    JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles as Record<
+      string,
+      Record<string, unknown>
+    >;
+
+  it('add falls back to the file and says why; on Linux without a session bus the binding is not needed', async () => {
+    const configDir = tempDir();
+    // No PARTNER_KEYRING and no DBUS_SESSION_BUS_ADDRESS: what CI and an SSH session look like.
+    const r = await add(configDir, [], process.platform === 'linux' ? { PARTNER_KEYRING: undefined } : {});
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^secret: file \(0600\) .*config\.json; no OS keyring here: /m);
+    if (process.platform === 'linux') expect(r.stderr).toContain('DBUS_SESSION_BUS_ADDRESS is not set');
+    expect(stored(configDir).p).toMatchObject({ secret: SECRET });
+    expect(stored(configDir).p?.storage).toBeUndefined();
+    const show = await runCli(['profiles', 'show', 'p', '--no-color'], { configDir, tty: true });
+    expect(show.stdout).toMatch(/secret\s+file \(0600\) · sk_…abcd/);
+    expectNoSecret([r, show], SECRET);
+  });
+
+  it('--storage keyring and move --to keyring fail with the reason, and change nothing', async () => {
+    const configDir = tempDir();
+    const asked = await add(configDir, ['--storage', 'keyring']);
+    expect(asked.code).toBe(1);
+    expect(asked.stderr).toBe(
+      'error: saving profile "p" to the OS keyring: no OS keyring can be reached here (turned off by PARTNER_KEYRING=off)\n',
+    );
+    expect(existsSync(join(configDir, 'config.json')) ? stored(configDir).p : undefined).toBeUndefined();
+
+    expect((await add(configDir)).code).toBe(0);
+    const before = readFileSync(join(configDir, 'config.json'), 'utf8');
+    const move = await runCli(['profiles', 'move', 'p', '--to', 'keyring'], { configDir });
+    expect(move.code).toBe(1);
+    expect(move.stderr).toMatch(
+      /^error: saving profile "p" to the OS keyring: no OS keyring can be reached here/,
+    );
+    expect(readFileSync(join(configDir, 'config.json'), 'utf8')).toBe(before);
+    const same = await runCli(['profiles', 'move', 'p', '--to', 'file'], { configDir });
+    expect(same.code).toBe(0);
+    expect(same.stderr).toBe('Profile p: the secret is already in the file\n');
+    const bad = await runCli(['profiles', 'move', 'p', '--to', 'cloud'], { configDir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--to <where>.*cloud.*Allowed choices are keyring, file/);
+  });
+
+  it('a keyring profile where no keyring can be reached: commands say what to do; show and remove still work', async () => {
+    const configDir = tempDir();
+    writeFileSync(
+      join(configDir, 'config.json'),
+      JSON.stringify({
+        default: 'vault',
+        profiles: {
+          vault: {
+            base_url: s.baseUrl,
+            key: 'pk_vault',
+            storage: 'keyring',
+            keyring_account: 'vault@elsewhere',
+          },
+        },
+      }),
+      { mode: 0o600 },
+    );
+    const call = await runCli(['brands', 'list'], { configDir });
+    expect(call.code).toBe(1);
+    expect(call.stderr).toBe(
+      'error: profile "vault" keeps its secret in the OS keyring, which cannot be reached here (turned off by PARTNER_KEYRING=off); set PARTNER_KEY and PARTNER_SECRET instead, or run `partner profiles move vault --to file` where the keyring is reachable\n',
+    );
+    // The environment's credential still works without the keyring.
+    const viaEnv = await runCli(['brands', 'list', '--json'], {
+      configDir,
+      env: { PARTNER_KEY: s.credential.key, PARTNER_SECRET: s.credential.secret },
+    });
+    expect(viaEnv.code, viaEnv.stderr).toBe(0);
+
+    const show = await runCli(['profiles', 'show', '--json'], { configDir });
+    expect(show.code).toBe(0);
+    expect(JSON.parse(show.stdout)).toMatchObject({ name: 'vault', secret: null, storage: 'keyring' });
+    expect(show.stderr).toMatch(/^warning: profile "vault" keeps its secret in the OS keyring/);
+    const list = await runCli(['profiles', 'list'], { configDir });
+    expect(list.stdout).toBe(`vault\t${s.baseUrl}\tpk_vault\t\tdefault\tkeyring\n`);
+
+    const removed = await runCli(['profiles', 'remove', 'vault', '--yes'], { configDir });
+    expect(removed.code).toBe(0);
+    expect(removed.stderr).toBe(
+      'warning: the keyring entry "vault@elsewhere" (service "partner") of profile "vault" could not be deleted: no OS keyring can be reached here (turned off by PARTNER_KEYRING=off); delete it there\nRemoved profile vault\n',
+    );
+    expect(stored(configDir).vault).toBeUndefined();
   });
 });

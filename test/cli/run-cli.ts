@@ -99,7 +99,8 @@ export async function runCli(argv: string[], o: CliOptions = {}): Promise<CliRes
     stdoutIsTTY: tty,
     stderrIsTTY: false, // no spinners in tests: their frames would interleave with assertions
     stdinIsTTY: tty && o.stdin === undefined,
-    env: { ...o.env } as NodeJS.ProcessEnv,
+    // Never the developer's own OS keyring: tests that want one start their own (keyring.test.ts).
+    env: { PARTNER_KEYRING: 'off', ...o.env } as NodeJS.ProcessEnv,
     color: true,
     prompter: o.prompter ?? fakePrompter(),
     clock: { now: () => now, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) },

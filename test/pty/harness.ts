@@ -120,6 +120,8 @@ export function spawnPartner(args: string[], o: PtyOptions = {}): PtySession {
     LANG: 'C.UTF-8',
     PARTNER_CONFIG_DIR: configDir,
     PARTNER_DATA_DIR: join(home, 'data'),
+    // Never the developer's own OS keyring (a test that wants one passes its own session).
+    PARTNER_KEYRING: 'off',
     ...o.env,
   };
   const term = new Terminal({ cols, rows, scrollback: 1000, allowProposedApi: true });

@@ -3,7 +3,7 @@ import type { PartnerClient } from '../../client/client.js';
 import type { Ctx } from '../context.js';
 import { UsageError } from '../errors.js';
 import { untilSignal } from '../io.js';
-import { readConfigFile } from '../profile-file.js';
+import { profileWebhookSecret as storedWebhookSecret } from '../profile-file.js';
 import { NoLocalServerError } from '../target.js';
 import type { Action } from './action.js';
 
@@ -18,9 +18,8 @@ const EVENT_TYPES = [
 
 /** The webhook secret of the profile commands would use, if it has one. */
 function profileWebhookSecret(ctx: Ctx): string | undefined {
-  const data = readConfigFile(ctx.io.configDir);
-  const name = ctx.globals.profile ?? (ctx.io.env.PARTNER_PROFILE || undefined) ?? data.default;
-  return name ? data.profiles?.[name]?.webhook_secret : undefined;
+  const name = ctx.globals.profile ?? (ctx.io.env.PARTNER_PROFILE || undefined);
+  return storedWebhookSecret(ctx.io.configDir, ctx.io.env, name);
 }
 
 function port(v: unknown): number {

@@ -1,237 +1,30 @@
-import type { Command } from 'commander';
-import type { Ctx } from '../context.js';
-import { UsageError } from '../errors.js';
-import { readStdin } from '../input.js';
-import { canPrompt } from '../io.js';
-import { maskSecret } from '../mask.js';
-import type { Profile } from '../profile-file.js';
+import { type Command, Option } from 'commander';
 import type { Action } from './action.js';
 
-// `partner profiles add|list|use|remove|show` (docs/cli.md). Secrets are never printed: the
-// secret and the webhook secret appear masked (`sk_…x9f2`) in every output, --json included.
+// `partner profiles add|list|use|remove|show|move` (docs/cli.md): registration only; the bodies
+// (profiles-run.ts) load when one runs, so start-up does not parse them.
 
-/** No OS keyring is reachable from this CLI: secrets live in the 0600 config file. */
-export const STORAGE = 'file';
+const run = () => import('./profiles-run.js');
 
-export interface ProfileView {
-  name: string;
-  base_url: string;
-  key: string;
-  secret: string;
-  webhook_secret?: string;
-  default_brand_id?: number;
-  default_branch_id?: number;
-  default: boolean;
-  storage: typeof STORAGE;
-}
-
-export function profileView(p: Profile, isDefault: boolean): ProfileView {
-  return {
-    name: p.name,
-    base_url: p.base_url,
-    key: p.key,
-    secret: maskSecret(p.secret),
-    ...(p.webhook_secret ? { webhook_secret: maskSecret(p.webhook_secret) } : {}),
-    ...(p.default_brand_id !== undefined ? { default_brand_id: p.default_brand_id } : {}),
-    ...(p.default_branch_id !== undefined ? { default_branch_id: p.default_branch_id } : {}),
-    default: isDefault,
-    storage: STORAGE,
-  };
-}
-
-async function store(ctx: Ctx) {
-  const { openProfiles } = await import('../profiles.js');
-  return openProfiles({ configDir: ctx.io.configDir, env: ctx.io.env });
-}
-
-function positiveInt(v: unknown, flag: string): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!/^\d+$/.test(String(v)) || n <= 0)
-    throw new UsageError(`${flag} must be a positive integer, got "${v}"`);
-  return n;
-}
-
-async function required(
-  ctx: Ctx,
-  value: unknown,
-  flag: string,
-  ask: () => Promise<string>,
-  alt = '',
-): Promise<string> {
-  if (typeof value === 'string' && value !== '') return value;
-  if (canPrompt(ctx.io)) {
-    const v = (await ask()).trim();
-    if (v) return v;
-  }
-  throw new UsageError(`missing required flag ${flag}${alt}`);
-}
-
-function validUrl(v: string): true | string {
-  try {
-    const u = new URL(v);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? true : 'use an http(s) URL';
-  } catch {
-    return 'not a URL';
-  }
-}
-
-async function add(ctx: Ctx, name: string, opts: Record<string, unknown>): Promise<number> {
-  const { io } = ctx;
-  const { isValidProfileName } = await import('../profiles.js');
-  if (!isValidProfileName(name))
-    throw new UsageError(`invalid profile name "${name}" (letters, digits, . _ -, up to 64)`);
-  const key = await required(
-    ctx,
-    opts.key ?? io.env.PARTNER_KEY,
-    '--key',
-    () => io.prompter.input({ message: 'Partner key (pk_…):' }),
-    ' (or PARTNER_KEY)',
-  );
-  let secret: string | undefined;
-  if (opts.secret === '-') secret = (await readStdin(io, '--secret -')).trim();
-  else if (typeof opts.secret === 'string') secret = opts.secret;
-  else if (io.env.PARTNER_SECRET) secret = io.env.PARTNER_SECRET;
-  else if (canPrompt(io))
-    secret = (await io.prompter.password({ message: 'Partner secret (hidden):' })).trim();
-  if (!secret)
-    throw new UsageError('missing required flag --secret (or PARTNER_SECRET, or --secret - to read stdin)');
-  const baseUrl = await required(
-    ctx,
-    ctx.globals.baseUrl ?? io.env.PARTNER_BASE_URL,
-    '--base-url',
-    () => io.prompter.input({ message: 'Base URL:', default: 'http://127.0.0.1:8787', validate: validUrl }),
-    ' (or PARTNER_BASE_URL)',
-  );
-  const urlOk = validUrl(baseUrl);
-  if (urlOk !== true) throw new UsageError(`--base-url: ${urlOk} ("${baseUrl}")`);
-  const profile: Profile = {
-    name,
-    base_url: baseUrl.replace(/\/+$/, ''),
-    key,
-    secret,
-    ...(typeof opts.webhookSecret === 'string' ? { webhook_secret: opts.webhookSecret } : {}),
-  };
-  const brand = positiveInt(opts.defaultBrand, '--default-brand');
-  const branch = positiveInt(opts.defaultBranch, '--default-branch');
-  if (brand !== undefined) profile.default_brand_id = brand;
-  if (branch !== undefined) profile.default_branch_id = branch;
-  const s = await store(ctx);
-  s.save(profile, { makeDefault: opts.default === true });
-  const isDefault = s.defaultName() === name;
-  if (ctx.json) io.stdout.write(`${JSON.stringify(profileView(profile, isDefault), null, 2)}\n`);
-  io.stderr.write(
-    `Saved profile ${name} (key ${key}, secret ${maskSecret(secret)})${isDefault ? ' as the default' : ''} to ${s.path}\n`,
-  );
-  return 0;
-}
-
-async function list(ctx: Ctx): Promise<number> {
-  const s = await store(ctx);
-  const def = s.defaultName();
-  const views = s.list().map((p) => profileView(p, p.name === def));
-  const { io } = ctx;
-  if (ctx.json) {
-    io.stdout.write(`${JSON.stringify(views, null, 2)}\n`);
-    return 0;
-  }
-  if (!io.stdoutIsTTY) {
-    for (const v of views)
-      io.stdout.write(
-        `${v.name}\t${v.base_url}\t${v.key}\t${v.secret}\t${v.default ? 'default' : ''}\t${v.storage}\n`,
-      );
-    return 0;
-  }
-  if (views.length === 0) {
-    io.stdout.write(
-      'No profiles. Add one with `partner profiles add NAME --key K --secret S --base-url URL`.\n',
-    );
-    return 0;
-  }
-  const { renderHuman } = await import('../output/human.js');
-  const cols = (io.stdout as { columns?: number }).columns;
-  renderHuman(io.stdout, views, {
-    json: false,
-    tty: true,
-    color: ctx.color,
-    now: io.clock.now(),
-    opId: 'profilesList',
-    width: cols && cols > 20 ? cols - 1 : undefined,
-  });
-  io.stdout.write(`storage: ${STORAGE} (${s.path}, mode 0600; no OS keyring is used)\n`);
-  return 0;
-}
-
-async function show(ctx: Ctx, name: string | undefined): Promise<number> {
-  const s = await store(ctx);
-  const wanted = name ?? ctx.globals.profile ?? (ctx.io.env.PARTNER_PROFILE || undefined) ?? s.defaultName();
-  if (!wanted)
-    throw new UsageError(
-      'no profiles yet: add one with `partner profiles add NAME --key K --secret S --base-url URL`',
-    );
-  const p = s.get(wanted);
-  if (!p) throw new UsageError(`no profile named "${wanted}"`);
-  const view = profileView(p, s.defaultName() === p.name);
-  const { io } = ctx;
-  if (ctx.json) {
-    io.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
-    return 0;
-  }
-  const { renderHuman } = await import('../output/human.js');
-  renderHuman(io.stdout, view, { json: false, tty: io.stdoutIsTTY, color: ctx.color, now: io.clock.now() });
-  if (
-    name === undefined &&
-    (io.env.PARTNER_KEY || io.env.PARTNER_BASE_URL) &&
-    ctx.globals.profile === undefined
-  ) {
-    io.stderr.write('note: PARTNER_KEY / PARTNER_BASE_URL are set and take precedence over this profile\n');
-  }
-  return 0;
-}
-
-async function use(ctx: Ctx, name: string): Promise<number> {
-  const s = await store(ctx);
-  if (!s.get(name)) throw new UsageError(`no profile named "${name}"`);
-  s.use(name);
-  ctx.io.stderr.write(`Default profile is now ${name}\n`);
-  return 0;
-}
-
-async function remove(ctx: Ctx, name: string, yes: boolean): Promise<number> {
-  const s = await store(ctx);
-  if (!s.get(name)) throw new UsageError(`no profile named "${name}"`);
-  if (!yes) {
-    if (!canPrompt(ctx.io))
-      throw new UsageError(`remove profile ${name}: pass --yes to confirm (no terminal to ask on)`);
-    if (
-      !(await ctx.io.prompter.confirm({
-        message: `Remove profile ${name} and its stored secret?`,
-        default: false,
-      }))
-    ) {
-      ctx.io.stderr.write('Cancelled.\n');
-      return 1;
-    }
-  }
-  s.remove(name);
-  ctx.io.stderr.write(`Removed profile ${name}\n`);
-  return 0;
-}
-
-export function registerProfiles(root: Command, action: Action): void {
+/**
+ * `summaryOnly`: the group without its subcommands, for runs of another command, where it only
+ * appears in help (each registered command costs start-up time).
+ */
+export function registerProfiles(root: Command, action: Action, summaryOnly = false): void {
   const profiles = root
     .command('profiles')
     .summary('Stored credentials (key, secret, base URL) per profile')
     .description(
-      'Stored credentials per profile, in a mode-0600 JSON file in $PARTNER_CONFIG_DIR or the per-user config folder.\n\n' +
+      'Stored credentials per profile, in a mode-0600 JSON file in $PARTNER_CONFIG_DIR or the per-user config folder; the secrets in the OS keyring where one can be reached (else in that file).\n\n' +
         'Precedence: flags (--profile, --base-url) > environment (PARTNER_PROFILE, PARTNER_BASE_URL, PARTNER_KEY, PARTNER_SECRET) > the default profile.',
     );
+  if (summaryOnly) return;
 
   const addCmd = profiles
     .command('add')
     .summary('Add or replace a profile')
     .description(
-      'Add or replace a profile. The secret comes from --secret, --secret - (stdin), PARTNER_SECRET, or a hidden prompt.',
+      'Add or replace a profile. The secret comes from --secret, --secret - (stdin), PARTNER_SECRET, or a hidden prompt. The secrets go to the OS keyring where one can be reached, else to the config file (mode 0600); --storage chooses.',
     )
     .argument('<NAME>', 'profile name')
     .option('--key <key>', 'partner key (or PARTNER_KEY)')
@@ -242,19 +35,25 @@ export function registerProfiles(root: Command, action: Action): void {
     .option('--webhook-secret <secret>', 'webhook signing secret, for `partner listen`')
     .option('--default-brand <id>', 'brand used when a command needs one and none is given')
     .option('--default-branch <id>', 'branch used when a command needs one and none is given')
-    .option('--default', 'make it the default profile');
+    .option('--default', 'make it the default profile')
+    .addOption(
+      new Option(
+        '--storage <where>',
+        'where the secrets go (default: the OS keyring when one can be reached, else the file)',
+      ).choices(['keyring', 'file']),
+    );
   addCmd.addHelpText(
     'after',
     '\nThe base URL comes from the global --base-url (or PARTNER_BASE_URL).\n\nExample:\n  $ printf %s "$SECRET" | partner profiles add prod --key pk_live_1a2b --secret - --base-url https://api.example.com --default\n',
   );
-  action(addCmd, (ctx, args, opts) => add(ctx, args[0]!, opts));
+  action(addCmd, async (ctx, args, opts) => (await run()).add(ctx, args[0]!, opts));
 
   const listCmd = profiles
     .command('list')
     .summary('List profiles (secrets masked)')
     .description('List profiles (secrets masked).');
   listCmd.addHelpText('after', '\nExample:\n  $ partner profiles list --json\n');
-  action(listCmd, (ctx) => list(ctx));
+  action(listCmd, async (ctx) => (await run()).list(ctx));
 
   const useCmd = profiles
     .command('use')
@@ -263,7 +62,7 @@ export function registerProfiles(root: Command, action: Action): void {
   useCmd
     .description('Make a profile the default.')
     .addHelpText('after', '\nExample:\n  $ partner profiles use prod\n');
-  action(useCmd, (ctx, args) => use(ctx, args[0]!));
+  action(useCmd, async (ctx, args) => (await run()).use(ctx, args[0]!));
 
   const removeCmd = profiles
     .command('remove')
@@ -272,7 +71,7 @@ export function registerProfiles(root: Command, action: Action): void {
     .argument('<NAME>', 'profile name')
     .option('-y, --yes', 'do not ask for confirmation');
   removeCmd.addHelpText('after', '\nExample:\n  $ partner profiles remove staging --yes\n');
-  action(removeCmd, (ctx, args, opts) => remove(ctx, args[0]!, opts.yes === true));
+  action(removeCmd, async (ctx, args, opts) => (await run()).remove(ctx, args[0]!, opts.yes === true));
 
   const showCmd = profiles
     .command('show')
@@ -280,5 +79,18 @@ export function registerProfiles(root: Command, action: Action): void {
     .description('Show a profile (default: the one commands would use), secret masked.')
     .argument('[NAME]', 'profile name');
   showCmd.addHelpText('after', '\nExample:\n  $ partner profiles show local\n');
-  action(showCmd, (ctx, args) => show(ctx, args[0]));
+  action(showCmd, async (ctx, args) => (await run()).show(ctx, args[0]));
+
+  const moveCmd = profiles
+    .command('move')
+    .summary("Move a profile's secrets to the OS keyring or to the file")
+    .description(
+      "Move a profile's secrets (the secret and the webhook secret) to the OS keyring or to the mode-0600 file. The other place no longer holds them afterwards.",
+    )
+    .argument('<NAME>', 'profile name')
+    .addOption(
+      new Option('--to <where>', 'keyring or file').choices(['keyring', 'file']).makeOptionMandatory(),
+    );
+  moveCmd.addHelpText('after', '\nExample:\n  $ partner profiles move prod --to keyring\n');
+  action(moveCmd, async (ctx, args, opts) => (await run()).move(ctx, args[0]!, opts.to));
 }

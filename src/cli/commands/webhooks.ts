@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Ctx } from '../context.js';
 import { UsageError } from '../errors.js';
 import { readStdin } from '../input.js';
-import { readConfigFile } from '../profile-file.js';
+import { profileWebhookSecret } from '../profile-file.js';
 import type { Action } from './action.js';
 import { group } from './register.js';
 
@@ -23,9 +23,8 @@ async function bytes(ctx: Ctx, file: string): Promise<Buffer> {
 
 function secretOf(ctx: Ctx, opts: Record<string, unknown>): string {
   if (typeof opts.secret === 'string' && opts.secret !== '') return opts.secret;
-  const data = readConfigFile(ctx.io.configDir);
-  const name = ctx.globals.profile ?? (ctx.io.env.PARTNER_PROFILE || undefined) ?? data.default;
-  const fromProfile = name ? data.profiles?.[name]?.webhook_secret : undefined;
+  const name = ctx.globals.profile ?? (ctx.io.env.PARTNER_PROFILE || undefined);
+  const fromProfile = profileWebhookSecret(ctx.io.configDir, ctx.io.env, name);
   if (fromProfile) return fromProfile;
   throw new UsageError('missing required flag --secret (or a profile saved with --webhook-secret)');
 }

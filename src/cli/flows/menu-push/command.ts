@@ -4,19 +4,27 @@ import { ApiError } from '../../../client/errors.js';
 import type { Ctx } from '../../context.js';
 import { EXIT, Exit, UsageError } from '../../errors.js';
 import { canPrompt, type Io } from '../../io.js';
-import { listBound, offerProblems } from './bounds.js';
-import { type LoadedMenu, loadMenuFile, MenuFileError, type FileProblem } from './load.js';
-import { type BusinessTree, type Current, currentOf, type Desired, desiredOf, matchKeys } from './model.js';
-import { type Plan, plan as makePlan } from './plan.js';
+import { listBound, offerProblems } from '../../../menu/bounds.js';
+import { type LoadedMenu, loadMenuFile, MenuFileError, type FileProblem } from '../../../menu/load.js';
+import {
+  type BusinessTree,
+  type Current,
+  currentOf,
+  type Desired,
+  desiredOf,
+  matchKeys,
+} from '../../../menu/model.js';
+import { type Plan, plan as makePlan } from '../../../menu/plan.js';
 import { barProgress, lineProgress, type Progress } from './progress.js';
 import { planLines, planSummary, planView, summaryLines, summaryView } from './render.js';
-import { execute, PushStopped } from './run.js';
-import { formatPath } from './schema.js';
+import { itemHoldingSku, recordMatches } from '../../../menu/push.js';
+import { execute, PushStopped } from '../../../menu/run.js';
+import { formatPath } from '../../../menu/schema.js';
 import {
-  ENTITY_KINDS,
   menuStateDir,
   oldStateFor,
-  StateFile,
+  openStateFile,
+  type StateFile,
   statePath,
   type TargetState,
   targetId,
@@ -171,7 +179,7 @@ async function prepare(ctx: Ctx, file: string | undefined, flags: PushFlags): Pr
         ? flags.state
         : resolve(ctx.io.cwd, flags.state)
       : undefined;
-  const state = StateFile.open(explicit ?? statePath(menuStateDir(ctx.io.env, ctx.io.configDir), id));
+  const state = openStateFile(explicit ?? statePath(menuStateDir(ctx.io.env, ctx.io.configDir), id));
   let t = state.target(id);
   if (flags.resetState === true) t = state.replace(id);
   else if (!explicit && !state.existed) {
@@ -229,40 +237,6 @@ function callsText(p: Prepared): string {
   const s = p.pacedSeconds;
   const time = s === undefined || s < 10 ? '' : s < 90 ? `${Math.round(s)} s` : `${Math.round(s / 60)} min`;
   return `${n} write call${n === 1 ? '' : 's'}${time ? ` (at least ${time} under this credential's rate limit)` : ''}`;
-}
-
-/** Puts the ids the planner matched into the state (a cache; written only by a real push). */
-function recordMatches(p: Prepared): boolean {
-  let changed = false;
-  for (const kind of ENTITY_KINDS) {
-    for (const [key, id] of p.ids[kind]) {
-      if (p.target.ids[kind][key] !== id) {
-        p.target.ids[kind][key] = id;
-        changed = true;
-      }
-    }
-  }
-  return changed;
-}
-
-/**
- * The item of the brand that holds `sku`: found in a fresh read of the tree, or (for an item the
- * tree does not show, e.g. a modifier of a group no item offers) named by the refusal's details,
- * provided the tree knows that id.
- */
-async function holderOf(p: Prepared, sku: string, refusal: unknown): Promise<number | undefined> {
-  const tree = (await p.client.call('getMenu', { query: {} })) as BusinessTree;
-  const brand = tree.brands?.find((b) => b.brand_id === p.plan.brand_id);
-  if (!brand) return undefined;
-  const items = currentOf(brand).items;
-  for (const it of items.values()) if (it.fields.partner_item_id === sku) return it.id;
-  const details = (refusal as { details?: unknown }).details;
-  for (const d of Array.isArray(details) ? details : []) {
-    const m = /\bitem (\d+)\b/.exec(String((d as { message?: unknown })?.message ?? ''));
-    const id = m ? Number(m[1]) : undefined;
-    if (id !== undefined && items.has(id) && items.get(id)!.fields.partner_item_id === undefined) return id;
-  }
-  return undefined;
 }
 
 function stopSignal(io: Io, onStop: () => void): { stopped: () => boolean; dispose: () => void } {
@@ -336,7 +310,7 @@ export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): P
   }
 
   if (plan.steps.length === 0) {
-    if (recordMatches(p)) state.save();
+    if (recordMatches(p.target, p.ids)) state.save();
     if (ctx.json) {
       io.stdout.write(
         `${JSON.stringify({ ...summaryView({ file: loaded.display, plan, result: { done: 0, replayed: 0 }, ms: 0, stateFile: state.path }) }, null, 2)}\n`,
@@ -370,7 +344,7 @@ export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): P
   }
 
   // From here on the push writes: the run record seeds its Idempotency-Keys and survives a crash.
-  recordMatches(p);
+  recordMatches(p.target, p.ids);
   target.run ??= { id: randomUUID(), started_at: new Date(io.clock.now()).toISOString(), writes: 0 };
   const run = target.run;
   state.save();
@@ -396,7 +370,7 @@ export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): P
       clock: io.clock,
       concurrency,
       shouldStop: signal.stopped,
-      adoptSku: (sku, refusal) => holderOf(p, sku, refusal),
+      adoptSku: (sku, refusal) => itemHoldingSku(p.client, plan.brand_id, sku, refusal),
       ...(progress ? { onStep: (e) => progress.event(e) } : {}),
     });
     progress?.end();

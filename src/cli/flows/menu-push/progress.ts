@@ -1,5 +1,5 @@
 import type { IoClock, OutStream } from '../../io.js';
-import type { StepEvent } from './run.js';
+import type { StepEvent } from '../../../menu/run.js';
 
 // Progress of a push on stderr. On a terminal: one redrawn line (plain ANSI, no dependency:
 // a bar, done/total, rate and ETA over the recent steps, the current step). Elsewhere: one line

@@ -81,7 +81,7 @@ export function registerMenuPush(program: Command, action: Action): void {
     );
   schema.addHelpText('after', '\nExample:\n  $ partner menu schema > menu-file.schema.json\n');
   action(schema, async (ctx) => {
-    const { menuFileJsonSchema } = await import('./schema.js');
+    const { menuFileJsonSchema } = await import('../../../menu/schema.js');
     ctx.io.stdout.write(`${JSON.stringify(menuFileJsonSchema(), null, 2)}\n`);
     return 0;
   });

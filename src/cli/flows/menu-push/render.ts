@@ -1,5 +1,5 @@
-import type { Counts, Plan, Step } from './plan.js';
-import type { ExecResult } from './run.js';
+import type { Counts, Plan, Step } from '../../../menu/plan.js';
+import type { ExecResult } from '../../../menu/run.js';
 
 // What people read: the plan (`menu diff`, `menu push --dry-run`, the confirmation) and the
 // summary at the end of a push. JSON views of the same for --json.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { AvailableTimes, VisibilitiesMap } from '../../../contract/schemas/common.js';
-import { BlackoutDates, Sku } from '../../../contract/schemas/menus.js';
+import { AvailableTimes, VisibilitiesMap } from '../contract/schemas/common.js';
+import { BlackoutDates, Sku } from '../contract/schemas/menus.js';
 
 // The menu file of `partner menu push` (docs/menu-push.md; a public format): YAML or JSON, keys are local names.
 // One zod schema is the source of the validation, of the TS types the planner uses and of the

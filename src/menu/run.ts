@@ -1,5 +1,4 @@
-import type { ApiResponse, CallInput } from '../../../client/client.js';
-import type { IoClock } from '../../io.js';
+import type { ApiResponse, CallInput, Clock } from '../client/client.js';
 import type { Ids } from './model.js';
 import { canonical, type Plan, resolver, type Step, sha256 } from './plan.js';
 import type { RunRecord, TargetState } from './state.js';
@@ -54,7 +53,7 @@ export interface ExecOptions {
   ids: Ids;
   target: TargetState & { run: RunRecord };
   save(): void;
-  clock: IoClock;
+  clock: Clock;
   concurrency?: number;
   shouldStop?: () => boolean;
   onStep?: (e: StepEvent) => void;

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { AvailableTimes } from '../../../contract/schemas/common.js';
-import type { BusinessMenu } from '../../../contract/schemas/menus.js';
+import type { AvailableTimes } from '../contract/schemas/common.js';
+import type { BusinessMenu } from '../contract/schemas/menus.js';
 import type { MenuFile } from './schema.js';
 import type { EntityKind, TargetState } from './state.js';
 

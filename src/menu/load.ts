@@ -23,10 +23,11 @@ export class MenuFileError extends Error {
     super(`${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the menu file`);
   }
 
-  /** One `FILE:LINE: path: message` line per problem (the format editors jump to). */
+  /** One `FILE:LINE: path: message` line per problem (the format editors jump to; no line for a menu object). */
   lines(): string[] {
     return this.problems.map(
-      (p) => `${this.file}:${p.line}: ${p.path === '' ? '' : `${p.path}: `}${p.message}`,
+      (p) =>
+        `${this.file}:${p.line > 0 ? `${p.line}:` : ''} ${p.path === '' ? '' : `${p.path}: `}${p.message}`,
     );
   }
 }
@@ -138,6 +139,23 @@ export function parseMenuText(text: string, display: string): ParsedMenu {
   });
   problems.sort((a, b) => a.line - b.line);
   throw new MenuFileError(display, problems);
+}
+
+/**
+ * Validates a menu given as an object (built in code, or parsed elsewhere); throws MenuFileError
+ * with every problem (line 0: an object has no lines). `display` names it in messages.
+ */
+export function validateMenu(value: unknown, display = 'menu'): ParsedMenu & { display: string } {
+  const parsed = MenuFileSchema.safeParse(value);
+  if (parsed.success) return { menu: parsed.data, lineOf: () => 0, display };
+  throw new MenuFileError(
+    display,
+    parsed.error.issues.map((issue) => ({
+      line: 0,
+      path: issue.path.length ? formatPath(issue.path) : '',
+      message: message(issue),
+    })),
+  );
 }
 
 /** Reads FILE (relative to `cwd`) and validates it. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { OperationSpec } from '../../../contract/operation.js';
-import { menuOperations } from '../../../contract/ops/menus.js';
+import type { OperationSpec } from '../contract/operation.js';
+import { menuOperations } from '../contract/ops/menus.js';
 import type { Desired } from './model.js';
 
 // How many ids one call may carry, read from the contract's request schemas (the same `maxItems`
