@@ -154,6 +154,7 @@ describe('shell completion offers values', () => {
     expect(await complete(['--profile', ''], dir)).toEqual(['local', 'staging']);
     expect(await complete(['orders', 'list', '--profile', 'st'], dir)).toEqual(['staging']);
     expect(await complete(['profiles', 'use', ''], dir)).toEqual(['local', 'staging']);
+    expect(await complete(['profiles', 'move', ''], dir)).toEqual(['local', 'staging']);
   });
 
   it('other closed sets: listen --events, completion SHELL', async () => {

@@ -124,7 +124,7 @@ async function argumentValues(
   ctx: CompletionContext,
 ): Promise<Values> {
   const path = pathOf(cmd);
-  if (index === 0 && ['profiles use', 'profiles remove', 'profiles show'].includes(path))
+  if (index === 0 && ['profiles use', 'profiles remove', 'profiles show', 'profiles move'].includes(path))
     return ctx.profiles();
   if (index === 0 && path === 'completion') return Object.keys(SCRIPTS);
   if (index === 1 && path === 'operator orders status') return ALL_STATUSES;
