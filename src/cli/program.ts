@@ -4,6 +4,7 @@ import { registerApi } from './commands/api.js';
 import { registerCompletion } from './commands/completion.js';
 import type { CompletionContext } from './commands/completion-words.js';
 import { registerListen } from './commands/listen.js';
+import { registerLogs } from './commands/logs.js';
 import { registerOpenApi } from './commands/openapi.js';
 import { registerProfiles } from './commands/profiles.js';
 import { group, registerOperations } from './commands/register.js';
@@ -186,6 +187,7 @@ export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?:
   registerDemo(program, action);
   registerWebhookTools(program, action);
   registerListen(program, action);
+  registerLogs(program, action);
   registerApi(program, action);
   registerOpenApi(program, action);
   registerCompletion(program, action);
