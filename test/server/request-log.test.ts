@@ -121,6 +121,21 @@ describe('one request in full', () => {
     }
   });
 
+  it("a partner's own secret-named fields are masked in both bodies too", async () => {
+    const from = await latestSeq();
+    const patched = await call(s, 'PATCH', '/v1/partner/branches/1', { body: { wifi_password: 'hunter2' } });
+    expect(patched.status).toBe(200);
+    expect(patched.text).toContain('hunter2'); // the branch record passes extra fields through
+    const read = await call(s, 'GET', '/v1/partner/branches/1');
+    expect(read.text).toContain('hunter2');
+    const [a, b] = (await requests(`after=${from}`)).results;
+    for (const e of [await entry(a!.request_id), await entry(b!.request_id)]) {
+      expect(JSON.stringify(e)).not.toContain('hunter2');
+      expect(JSON.parse(e.response.body).data.wifi_password).toBe('***');
+    }
+    expect(JSON.parse((await entry(a!.request_id)).request.body)).toEqual({ wifi_password: '***' });
+  });
+
   it('a body over 64 KiB is cut, with its whole size', async () => {
     const from = await latestSeq();
     const title = 'x'.repeat(100_000);

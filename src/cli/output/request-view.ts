@@ -145,7 +145,9 @@ export function renderLoggedRequest(
   if (e.error_code) rows.push(['error', paint(e.error_code)]);
   for (const [k, v] of rows) out.write(`${c.dim(k.padEnd(10))}  ${v}\n`);
   if (e.detail_dropped) {
-    out.write(`\n${c.dim('Headers and bodies were dropped to keep the log within its memory budget.')}\n`);
+    out.write(
+      `\n${c.dim('Headers and bodies were not kept (the memory budget of the log, or over 200 requests a second).')}\n`,
+    );
     return;
   }
   for (const [title, m] of [

@@ -80,7 +80,10 @@ export const LoggedMessage = z.object({
 export const LoggedRequestDetail = LoggedRequest.extend({
   request: LoggedMessage,
   response: LoggedMessage,
-  /** Headers and bodies were dropped to keep the log within its memory budget (oldest first). */
+  /**
+   * Headers and bodies are not kept: dropped to keep the log within its memory budget (oldest
+   * first), or never captured because more than 200 requests a second arrived.
+   */
   detail_dropped: z.boolean(),
 });
 

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { cut, maskedJson, maskJsonText, type RequestRecord, RequestLog } from './request-log.js';
+import { cut, headerLines, maskedJson, maskJsonText, type RequestRecord, RequestLog } from './request-log.js';
 
 let n = 0;
 function rec(o: Partial<RequestRecord> = {}): RequestRecord {
@@ -20,15 +20,21 @@ function rec(o: Partial<RequestRecord> = {}): RequestRecord {
 }
 
 const detail = (bodyChars: number) => () => ({
-  request: { headers: {}, body: null, body_size: 0, body_truncated: false },
-  response: { headers: {}, body: 'x'.repeat(bodyChars), body_size: bodyChars, body_truncated: false },
+  request: { headers: '', body: null, size: 0, truncated: false },
+  response: { headers: '', body: 'x'.repeat(bodyChars), size: bodyChars, truncated: false },
   chars: bodyChars,
 });
+
+/** Records `r` and answers its request id. */
+function add(log: RequestLog, r: RequestRecord = rec(), d?: Parameters<RequestLog['record']>[1]): string {
+  log.record(r, d);
+  return r.requestId;
+}
 
 describe('the ring', () => {
   it('keeps the newest maxEntries; a reader behind it is told how many it missed', () => {
     const log = new RequestLog({ maxEntries: 3 });
-    const ids = Array.from({ length: 5 }, () => log.record(rec()).request_id);
+    const ids = Array.from({ length: 5 }, () => add(log));
     expect(log.size.entries).toBe(3);
     const newest = log.list({ limit: 10 });
     expect(newest.results.map((e) => e.seq)).toEqual([3, 4, 5]);
@@ -76,8 +82,8 @@ describe('the ring', () => {
 
   it('cuts long paths', () => {
     const log = new RequestLog();
-    const e = log.record(rec({ path: `/v1/partner/brands?x=${'a'.repeat(5000)}` }));
-    expect(e.path.length).toBe(2048);
+    log.record(rec({ path: `/v1/partner/brands?x=${'a'.repeat(5000)}` }));
+    expect(log.list({ limit: 1 }).results[0]!.path.length).toBe(2048);
   });
 });
 
@@ -86,7 +92,7 @@ describe('the memory budget', () => {
     const log = new RequestLog({ maxDetailChars: 10_000 });
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) {
-      ids.push(log.record(rec(), detail(3_000)).request_id);
+      ids.push(add(log, rec(), detail(3_000)));
       expect(log.size.detailChars).toBeLessThanOrEqual(10_000);
     }
     expect(log.size.detailChars).toBe(9_000);
@@ -100,9 +106,24 @@ describe('the memory budget', () => {
     expect(dropped.response.body).toBeNull();
     expect(dropped.status).toBe(200); // the summary stays
     // An entry bigger than the whole budget keeps only its summary.
-    const big = log.record(rec(), detail(20_000));
-    expect(log.get(big.request_id)!.detail_dropped).toBe(true);
+    const big = add(log, rec(), detail(20_000));
+    expect(log.get(big)!.detail_dropped).toBe(true);
     expect(log.size.detailChars).toBeLessThanOrEqual(10_000);
+  });
+
+  it('under load only maxDetailsPerSecond requests a second keep their headers and bodies', () => {
+    let t = 0;
+    const log = new RequestLog({ maxDetailsPerSecond: 10 }, () => t);
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) ids.push(add(log, rec(), detail(10))); // a burst at one instant
+    t += 500; // half a second later: 5 more tokens
+    for (let i = 0; i < 10; i++) ids.push(add(log, rec(), detail(10)));
+    const kept = ids.map((id) => !log.get(id)!.detail_dropped);
+    expect(kept.filter(Boolean)).toHaveLength(15);
+    expect(kept.slice(0, 10).every(Boolean)).toBe(true);
+    expect(kept.slice(10, 30).some(Boolean)).toBe(false);
+    expect(kept.slice(30, 35).every(Boolean)).toBe(true);
+    expect(log.size.entries).toBe(40); // every request keeps its summary
   });
 
   it('evicted entries give their characters back', () => {
@@ -122,15 +143,11 @@ describe('the memory budget', () => {
       // A fresh 200 KiB answer each time (as the server's are): a kept slice must not pin it.
       const answer = `${i}${big}`;
       const kept = cut(answer, log.limits.maxBodyChars);
+      const headers = headerLines({ 'content-type': 'application/json', host: '127.0.0.1:8787' });
       log.record(rec({ path: `/v1/partner/menus?${'q'.repeat(2100)}${i}` }), () => ({
-        request: {
-          headers: { 'content-type': 'application/json' },
-          body: null,
-          body_size: 0,
-          body_truncated: false,
-        },
-        response: { headers: {}, body: kept.text, body_size: answer.length, body_truncated: kept.truncated },
-        chars: kept.text.length + 40,
+        request: { headers, body: null, size: 0, truncated: false },
+        response: { headers, body: kept.text, size: answer.length, truncated: kept.truncated },
+        chars: kept.text.length + 2 * headers.length,
       }));
     }
     gc();
@@ -170,6 +187,22 @@ describe('masking', () => {
     expect(masked).not.toMatch(/whsec_abc|hunt/);
     const plain = '{"data":{"title":"Kopi"}}';
     expect(maskJsonText(plain)).toBe(plain);
+  });
+
+  it('headers are kept without credentials, cookies or secret-named ones', () => {
+    expect(
+      headerLines({
+        host: 'h',
+        authorization: 'Basic eA==',
+        'proxy-authorization': 'x',
+        cookie: 'c',
+        'set-cookie': ['a', 'b'],
+        'x-api-token': 't',
+        'x-webhook-secret': 's',
+        'x-multi': ['1', '2'],
+        'content-length': 3,
+      }),
+    ).toBe('host: h\nx-multi: 1, 2\ncontent-length: 3\n');
   });
 
   it('cut keeps at most max characters and says so', () => {

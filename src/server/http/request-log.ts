@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 // The local server's request log (docs/api.md, "Request log"): a bounded in-memory ring of the
-// requests answered under /v1/, for `partner logs tail` and the inspect page. It holds no secret:
-// the Authorization header and cookies are never kept, fields named like a secret are masked in
-// both bodies, and a credential appears only as its key (the half that is safe to log).
+// requests answered under /v1/, for `partner logs tail` and the inspect page. It never shows a
+// secret: the Authorization header and cookies are never kept; fields named like a secret are
+// masked in request bodies and operator answers (which carry issued secrets) before they are kept,
+// and in partner answers (which never carry one) when they are read; a credential appears only as
+// its key (the half that is safe to log).
 
 export interface RequestLogLimits {
   /** Requests kept; the oldest goes first. */
@@ -14,11 +16,18 @@ export interface RequestLogLimits {
   maxDetailChars: number;
   /** Long polls waiting at once; more than this answer at once instead of waiting. */
   maxWaiters: number;
+  /**
+   * Requests a second that keep their headers and bodies (a token bucket of this size); beyond
+   * it, under a load test say, they keep only their summary. Capturing bodies costs CPU (measured
+   * ~30 µs a request for a 5.5 KB answer, most of it the GC moving kept strings), which a
+   * developer's few requests never notice and a load of thousands a second would.
+   */
+  maxDetailsPerSecond: number;
 }
 
 /**
  * With these, the log holds at most 5,000 summaries (the path is cut at 2,048 characters) and
- * 8 Mi characters of headers and bodies: about 21 MiB of heap when every path is 2 KiB long and
+ * 8 Mi characters of headers and bodies: about 19 MiB of heap when every path is 2 KiB long and
  * every body is cut at 64 KiB (measured in request-log.test.ts), a few MiB in practice.
  */
 export const DEFAULT_REQUEST_LOG_LIMITS: RequestLogLimits = Object.freeze({
@@ -26,6 +35,7 @@ export const DEFAULT_REQUEST_LOG_LIMITS: RequestLogLimits = Object.freeze({
   maxBodyChars: 64 * 1024,
   maxDetailChars: 8 * 1024 * 1024,
   maxWaiters: 64,
+  maxDetailsPerSecond: 200,
 });
 
 export const MAX_PATH_CHARS = 2048;
@@ -72,15 +82,69 @@ export interface RequestRecord {
   errorCode: string | null;
 }
 
-interface Detail {
-  request: LoggedMessage;
-  response: LoggedMessage;
+/** One side as kept: the headers as `name: value` lines, one string (cheap for the GC to hold). */
+export interface KeptMessage {
+  headers: string;
+  body: string | null;
+  size: number;
+  truncated: boolean;
+}
+
+/** Headers and bodies of one request, and the characters they count against the budget. */
+export interface Detail {
+  request: KeptMessage;
+  response: KeptMessage;
   chars: number;
 }
 
-interface Stored extends RequestRecord {
-  seq: number;
-  detail: Detail | undefined;
+/**
+ * An entry as held: one flat object of fixed shape, headers as one string. Every request of a
+ * busy server passes through here and lives on into the old generation, so the fewer objects it
+ * holds, the less the garbage collector has to move and trace.
+ */
+class Stored {
+  reqHeaders: string | null = null;
+  reqBody: string | null = null;
+  reqSize = 0;
+  reqTruncated = false;
+  resHeaders: string | null = null;
+  resBody: string | null = null;
+  resSize = 0;
+  resTruncated = false;
+  detailChars = 0;
+
+  constructor(
+    readonly seq: number,
+    readonly requestId: string,
+    readonly atMs: number,
+    readonly method: string,
+    readonly path: string,
+    readonly status: number,
+    readonly durationMs: number,
+    readonly credentialKey: string | null,
+    readonly errorCode: string | null,
+  ) {}
+
+  get hasDetail(): boolean {
+    return this.reqHeaders !== null;
+  }
+
+  keep(d: Detail): void {
+    this.reqHeaders = d.request.headers;
+    this.reqBody = d.request.body;
+    this.reqSize = d.request.size;
+    this.reqTruncated = d.request.truncated;
+    this.resHeaders = d.response.headers;
+    this.resBody = d.response.body;
+    this.resSize = d.response.size;
+    this.resTruncated = d.response.truncated;
+    this.detailChars = d.chars;
+  }
+
+  drop(): void {
+    this.reqHeaders = this.reqBody = this.resHeaders = this.resBody = null;
+    this.detailChars = 0;
+  }
 }
 
 export interface RequestLogQuery {
@@ -140,33 +204,40 @@ export function maskJsonText(text: string): string {
   }
 }
 
-function headersOf(h: Record<string, unknown>): { headers: Record<string, string>; chars: number } {
-  const headers: Record<string, string> = {};
-  let chars = 0;
-  for (const [name, v] of Object.entries(h)) {
+/** Headers as `name: value` lines, without credentials, cookies or anything named like a secret. */
+export function headerLines(h: Record<string, unknown>): string {
+  let out = '';
+  for (const name in h) {
+    const v = h[name];
     if (v === undefined || SECRET_NAME.test(name)) continue;
-    const value = Array.isArray(v) ? v.join(', ') : String(v);
-    headers[name] = value;
-    chars += name.length + value.length;
+    out += `${name}: ${Array.isArray(v) ? v.join(', ') : String(v)}\n`;
   }
-  return { headers, chars };
+  return out;
 }
 
-function message(
-  h: Record<string, unknown>,
+function parseHeaderLines(text: string | null): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of (text ?? '').split('\n')) {
+    const i = line.indexOf(': ');
+    if (i > 0) out[line.slice(0, i)] = line.slice(i + 2);
+  }
+  return out;
+}
+
+/** One side: its headers, and its body cut at `maxBodyChars`. */
+export function kept(
+  headers: Record<string, unknown>,
   body: string | null,
   size: number,
   maxBodyChars: number,
-): { message: LoggedMessage; chars: number } {
-  const { headers, chars } = headersOf(h);
-  if (body === null)
-    return { message: { headers, body: null, body_size: size, body_truncated: false }, chars };
+): KeptMessage {
+  const lines = headerLines(headers);
+  if (body === null) return { headers: lines, body: null, size, truncated: false };
   const c = cut(body, maxBodyChars);
-  return {
-    message: { headers, body: c.text, body_size: size, body_truncated: c.truncated },
-    chars: chars + c.text.length,
-  };
+  return { headers: lines, body: c.text, size, truncated: c.truncated };
 }
+
+const charsOf = (m: KeptMessage) => m.headers.length + (m.body?.length ?? 0);
 
 // ─── Filters ────────────────────────────────────────────────────────────────────────────────
 
@@ -208,12 +279,14 @@ function summary(e: Stored): LoggedRequest {
   };
 }
 
-const EMPTY: LoggedMessage = Object.freeze({
-  headers: Object.freeze({}) as Record<string, string>,
-  body: null,
-  body_size: 0,
-  body_truncated: false,
-});
+function message(
+  headers: string | null,
+  body: string | null,
+  size: number,
+  truncated: boolean,
+): LoggedMessage {
+  return { headers: parseHeaderLines(headers), body, body_size: size, body_truncated: truncated };
+}
 
 // ─── The ring ───────────────────────────────────────────────────────────────────────────────
 
@@ -226,7 +299,6 @@ interface Waiter {
 export class RequestLog {
   readonly limits: RequestLogLimits;
   private readonly ring: (Stored | undefined)[];
-  private readonly byId = new Map<string, Stored>();
   /** Seq of the oldest entry held, and of the next one. */
   private firstSeq = 1;
   private nextSeq = 1;
@@ -235,11 +307,31 @@ export class RequestLog {
   private detailChars = 0;
   private readonly waiters = new Set<Waiter>();
   private isClosed = false;
+  private detailTokens: number;
+  private detailRefilled: number;
 
-  constructor(limits: Partial<RequestLogLimits> = {}) {
+  /** `clock`: milliseconds, monotonic; for the detail rate only. */
+  constructor(
+    limits: Partial<RequestLogLimits> = {},
+    private readonly clock: () => number = () => performance.now(),
+  ) {
     this.limits = { ...DEFAULT_REQUEST_LOG_LIMITS, ...limits };
     if (!(this.limits.maxEntries >= 1)) throw new Error('the request log keeps at least one entry');
     this.ring = new Array(this.limits.maxEntries);
+    this.detailTokens = this.limits.maxDetailsPerSecond;
+    this.detailRefilled = clock();
+  }
+
+  /** Whether the next request may keep its headers and bodies (spends a token when it may). */
+  private takeDetail(): boolean {
+    const { maxDetailChars, maxDetailsPerSecond: rate } = this.limits;
+    if (maxDetailChars <= 0 || rate <= 0) return false;
+    const t = this.clock();
+    this.detailTokens = Math.min(rate, this.detailTokens + ((t - this.detailRefilled) * rate) / 1000);
+    this.detailRefilled = t;
+    if (this.detailTokens < 1) return false;
+    this.detailTokens--;
+    return true;
   }
 
   /** Requests held, and characters of headers and bodies held (the memory budget's measure). */
@@ -254,39 +346,42 @@ export class RequestLog {
   }
 
   /** Adds one answered request; `detail` builds its headers and bodies (skipped when no budget). */
-  record(r: RequestRecord, detail?: () => Detail | undefined): LoggedRequest {
+  record(r: RequestRecord, detail?: () => Detail | undefined): void {
     const { maxEntries, maxDetailChars } = this.limits;
     if (this.nextSeq - this.firstSeq === maxEntries) {
       const old = this.ring[(this.firstSeq - 1) % maxEntries]!;
-      if (old.detail) this.detailChars -= old.detail.chars;
-      this.byId.delete(old.requestId);
+      this.detailChars -= old.detailChars;
       this.firstSeq++;
       this.detailFrom = Math.max(this.detailFrom, this.firstSeq);
     }
-    const d = maxDetailChars > 0 ? detail?.() : undefined;
-    const e: Stored = {
-      ...r,
-      path: r.path.length > MAX_PATH_CHARS ? flat(r.path.slice(0, MAX_PATH_CHARS)) : r.path,
-      seq: this.nextSeq++,
-      detail: d,
-    };
+    const e = new Stored(
+      this.nextSeq++,
+      r.requestId,
+      r.atMs,
+      r.method,
+      r.path.length > MAX_PATH_CHARS ? flat(r.path.slice(0, MAX_PATH_CHARS)) : r.path,
+      r.status,
+      r.durationMs,
+      r.credentialKey,
+      r.errorCode,
+    );
     this.ring[(e.seq - 1) % maxEntries] = e;
-    this.byId.set(e.requestId, e);
+    const d = detail && this.takeDetail() ? detail() : undefined;
     if (d) {
+      e.keep(d);
       this.detailChars += d.chars;
       // Over budget: the oldest entries give up their headers and bodies first (this one last).
       while (this.detailChars > maxDetailChars && this.detailFrom < this.nextSeq) {
         const old = this.at(this.detailFrom++);
-        if (old?.detail) {
-          this.detailChars -= old.detail.chars;
-          old.detail = undefined;
+        if (old?.hasDetail) {
+          this.detailChars -= old.detailChars;
+          old.drop();
         }
       }
     }
     for (const w of this.waiters) {
       if (e.seq > w.after && w.match(e)) w.done();
     }
-    return summary(e);
   }
 
   /**
@@ -316,16 +411,24 @@ export class RequestLog {
     };
   }
 
-  /** One request in full, by its request id. */
+  /** One request in full, by its request id (a scan: this is a person clicking, not a hot path). */
   get(requestId: string): LoggedRequestDetail | undefined {
-    const e = this.byId.get(requestId);
-    if (!e) return undefined;
-    return {
-      ...summary(e),
-      request: e.detail?.request ?? EMPTY,
-      response: e.detail?.response ?? EMPTY,
-      detail_dropped: e.detail === undefined,
-    };
+    for (let seq = this.nextSeq - 1; seq >= this.firstSeq; seq--) {
+      const e = this.at(seq)!;
+      if (e.requestId !== requestId) continue;
+      return {
+        ...summary(e),
+        request: message(e.reqHeaders, e.reqBody, e.reqSize, e.reqTruncated),
+        response: message(
+          e.resHeaders,
+          e.resBody === null ? null : maskJsonText(e.resBody),
+          e.resSize,
+          e.resTruncated,
+        ),
+        detail_dropped: !e.hasDetail,
+      };
+    }
+    return undefined;
   }
 
   /**
@@ -366,11 +469,14 @@ export class RequestLog {
 const ANSWER = Symbol('partner.answer');
 type WithAnswer = FastifyRequest & { [ANSWER]?: unknown };
 
-/** The log's own routes are left out, so reading (and long-polling) it never adds to it. */
-const OWN_ROUTES = new Set(['/v1/operator/requests', '/v1/operator/requests/:request_id']);
+const OWN = '/v1/operator/requests';
 
-function logged(req: FastifyRequest): boolean {
-  return req.url.startsWith('/v1/') && !OWN_ROUTES.has(req.routeOptions.url ?? '');
+/** Under /v1/, but not the log's own routes: reading (and long-polling) the log never adds to it. */
+function logged(url: string): boolean {
+  if (!url.startsWith('/v1/')) return false;
+  if (!url.startsWith(OWN)) return true;
+  const next = url.charCodeAt(OWN.length);
+  return !((Number.isNaN(next) || next === 0x2f /* / */ || next === 0x3f) /* ? */);
 }
 
 /** The key half of a Basic header our keys' shape (never the secret half, nor junk). */
@@ -402,11 +508,11 @@ export function attachRequestLog(app: FastifyInstance, log: RequestLog, now: () 
   app.addHook('onSend', (req, reply, payload, done) => {
     // Closing: a long poll just ended must not hold the server open on its keep-alive connection.
     if (log.closed) reply.header('connection', 'close');
-    if (logged(req)) (req as WithAnswer)[ANSWER] = payload;
+    if (logged(req.url)) (req as WithAnswer)[ANSWER] = payload;
     done(null, payload);
   });
   app.addHook('onResponse', (req: FastifyRequest, reply: FastifyReply, done) => {
-    if (!logged(req)) return done();
+    if (!logged(req.url)) return done();
     const answer = textOf((req as WithAnswer)[ANSWER]);
     (req as WithAnswer)[ANSWER] = undefined;
     const ms = reply.elapsedTime;
@@ -428,21 +534,23 @@ export function attachRequestLog(app: FastifyInstance, log: RequestLog, now: () 
       () => {
         const body = req.body === undefined ? null : maskedJson(req.body);
         const length = Number(req.headers['content-length']);
-        const sent = message(
+        const request = kept(
           req.headers,
           body,
           Number.isFinite(length) ? length : body === null ? 0 : Buffer.byteLength(body),
           maxBodyChars,
         );
-        const kept = answer === null ? null : cut(answer, maxBodyChars);
-        const got = message(
-          reply.getHeaders(),
-          kept === null ? null : maskJsonText(kept.text),
-          answer === null ? 0 : Buffer.byteLength(answer),
-          maxBodyChars,
-        );
-        if (kept?.truncated) got.message.body_truncated = true;
-        return { request: sent.message, response: got.message, chars: sent.chars + got.chars };
+        const c = answer === null ? null : cut(answer, maxBodyChars);
+        const sent = Number(reply.getHeader('content-length'));
+        const response: KeptMessage = {
+          headers: headerLines(reply.getHeaders()),
+          // Operator answers carry issued secrets: masked before they are kept. Partner answers
+          // never do (secrets are issued only by the operator), so theirs is masked when read.
+          body: c === null ? null : operator ? maskJsonText(c.text) : c.text,
+          size: answer === null ? 0 : Number.isFinite(sent) ? sent : Buffer.byteLength(answer),
+          truncated: c?.truncated ?? false,
+        };
+        return { request, response, chars: charsOf(request) + charsOf(response) };
       },
     );
     done();
