@@ -105,8 +105,13 @@ export async function runLogsTail(ctx: Ctx, opts: Record<string, unknown>): Prom
     },
   });
   const c = new Chalk({ level: ctx.color ? 1 : 0 });
+  // On a terminal each line fits its width as it is now (a resize applies to the next line).
+  const width = () => {
+    const cols = (io.stdout as { columns?: number }).columns;
+    return io.stdoutIsTTY && cols && cols >= 40 ? cols : undefined;
+  };
   const print = (e: LoggedRequestView) =>
-    io.stdout.write(ctx.json ? `${JSON.stringify(e)}\n` : requestLine(e, io.stdoutIsTTY, c));
+    io.stdout.write(ctx.json ? `${JSON.stringify(e)}\n` : requestLine(e, io.stdoutIsTTY, c, width()));
   const list = (query: Record<string, unknown>) =>
     client.call('operatorListRequests', { query: { ...filters, ...query } }) as Promise<Page>;
 

@@ -1,5 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import { isIsoDateTime, relativeTime } from './format.js';
+import { displayWidth, truncate } from './text-width.js';
 
 // The local server's request log for a person: one line per request (`partner logs tail`) and
 // one request in full (`partner operator requests get`). Off a terminal: tab-separated raw values.
@@ -63,23 +64,38 @@ export function durationText(ms: number): string {
 
 /**
  * One request as a line. Terminal: `12:03:04.120  404  GET     /v1/partner/orders/9  6.3 ms
- * req_…  pk_…  resource_not_found`, the status coloured. Otherwise tab-separated: at (ISO),
- * method, path, status, duration_ms, request_id, credential_key, error_code.
+ * req_…  pk_…  resource_not_found`, the status coloured, fitted to `width` when given: first the
+ * credential key goes, then the path is cut (down to 20 columns), then the error code. Otherwise
+ * tab-separated: at (ISO), method, path, status, duration_ms, request_id, credential_key, error_code.
  */
-export function requestLine(e: LoggedRequestView, tty: boolean, c: ChalkInstance): string {
+export function requestLine(e: LoggedRequestView, tty: boolean, c: ChalkInstance, width?: number): string {
   if (!tty)
     return `${[e.at, e.method, e.path, e.status, e.duration_ms, e.request_id, e.credential_key ?? '', e.error_code ?? ''].join('\t')}\n`;
   const paint = statusPaint(c, e.status);
-  const parts = [
-    c.dim(timeOfDay(e.at)),
-    paint(String(e.status)),
-    e.method.padEnd(6),
-    e.path,
-    c.dim(durationText(e.duration_ms)),
-    e.request_id,
-    e.credential_key ?? c.dim('-'),
-  ];
-  if (e.error_code) parts.push(paint(e.error_code));
+  const head = [timeOfDay(e.at), String(e.status), e.method.padEnd(6)];
+  const mid = [durationText(e.duration_ms), e.request_id];
+  let key: string | undefined = e.credential_key ?? '-';
+  let error = e.error_code ?? undefined;
+  let path = e.path;
+  const length = () =>
+    [...head, path, ...mid, ...(key ? [key] : []), ...(error ? [error] : [])].reduce(
+      (n, s, i) => n + displayWidth(s) + (i ? 2 : 0),
+      0,
+    );
+  const fitPath = () => {
+    const room = displayWidth(path) - (length() - (width ?? 0));
+    if (room < displayWidth(path)) path = truncate(e.path, Math.max(20, room));
+  };
+  if (width && length() > width) key = undefined;
+  if (width && length() > width) fitPath();
+  if (width && length() > width) {
+    error = undefined;
+    path = e.path;
+    fitPath();
+  }
+  const parts = [c.dim(head[0]!), paint(head[1]!), head[2]!, path, c.dim(mid[0]!), mid[1]!];
+  if (key !== undefined) parts.push(e.credential_key ? key : c.dim(key));
+  if (error) parts.push(paint(error));
   return `${parts.join('  ')}\n`;
 }
 
