@@ -5,6 +5,8 @@ import { registerAuth } from './commands/auth.js';
 import { registerCompletion } from './commands/completion.js';
 import type { CompletionContext } from './commands/completion-words.js';
 import { registerListen } from './commands/listen.js';
+import { registerLogs } from './commands/logs.js';
+import { registerTrigger } from './commands/trigger.js';
 import { registerOpenApi } from './commands/openapi.js';
 import { registerProfiles } from './commands/profiles.js';
 import { group, registerOperations } from './commands/register.js';
@@ -190,6 +192,8 @@ export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?:
   registerDemo(program, action);
   registerWebhookTools(program, action);
   registerListen(program, action);
+  registerLogs(program, action);
+  registerTrigger(program, action);
   registerApi(program, action);
   registerOpenApi(program, action);
   registerCompletion(program, action);

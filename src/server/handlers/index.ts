@@ -5,6 +5,7 @@ import { menuStockHandlers } from './menu-stock.js';
 import { menuHandlers } from './menus.js';
 import { operatorHandlers } from './operator.js';
 import { orderHandlers } from './orders.js';
+import { requestLogHandlers } from './request-log.js';
 import { webhookHandlers } from './webhooks.js';
 
 /** Every operation of the contract table has exactly one handler here (the compiler checks it). */
@@ -15,5 +16,6 @@ export const HANDLERS: HandlerTable = {
   ...menuStockHandlers,
   ...operatorHandlers,
   ...orderHandlers,
+  ...requestLogHandlers,
   ...webhookHandlers,
 };
