@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,13 +135,39 @@ export function spawnPartner(args: string[], o: PtyOptions = {}): PtySession {
   let raw = '';
   let pending = 0;
   let exitCode: number | undefined;
+  // Linux drops what is still buffered in a pty once its last slave fd closes, so a child that
+  // writes a few KiB and exits lost its tail about one run in three. A terminal window never does:
+  // it keeps reading. Hold a slave fd of our own until the child is gone and its output has gone
+  // quiet, then let go (node-pty then sees the hang-up and reports the exit).
+  let hold: number | undefined = openSync(
+    (child as unknown as { _pty: string })._pty,
+    constants.O_RDWR | constants.O_NOCTTY,
+  );
+  let lastData = Date.now();
+  const release = () => {
+    if (hold === undefined) return;
+    closeSync(hold);
+    hold = undefined;
+    clearInterval(watch);
+  };
+  const watch = setInterval(() => {
+    let gone = false;
+    try {
+      process.kill(child.pid, 0);
+    } catch {
+      gone = true;
+    }
+    if (gone && Date.now() - lastData >= 30) release();
+  }, 10);
   const exited = new Promise<number>((resolve) => {
     child.onExit(({ exitCode: code }) => {
+      release();
       exitCode = code;
       resolve(code);
     });
   });
   child.onData((d) => {
+    lastData = Date.now();
     raw += d;
     pending++;
     term.write(d, () => {
@@ -230,6 +256,7 @@ export function spawnPartner(args: string[], o: PtyOptions = {}): PtySession {
       term.resize(c, r);
     },
     kill() {
+      release();
       if (exitCode === undefined) {
         try {
           child.kill('SIGKILL');
