@@ -6,6 +6,7 @@ import { menuHandlers } from './menus.js';
 import { operatorHandlers } from './operator.js';
 import { orderHandlers } from './orders.js';
 import { webhookHandlers } from './webhooks.js';
+import { webhookDeliveryHandlers } from './webhook-deliveries.js';
 
 /** Every operation of the contract table has exactly one handler here (the compiler checks it). */
 export const HANDLERS: HandlerTable = {
@@ -16,4 +17,5 @@ export const HANDLERS: HandlerTable = {
   ...operatorHandlers,
   ...orderHandlers,
   ...webhookHandlers,
+  ...webhookDeliveryHandlers,
 };
