@@ -48,6 +48,7 @@ function App() {
       },
       event: (type, data) => {
         if (type === 'webhook') webhooks.upsert(data as WebhookRow);
+        else if (type === 'info') setInfo(data as InspectInfo);
         else if (type === 'request') requests.upsert(data as RequestRow);
         // The lists as they were when the stream (re)opened; merged by rev with what is held.
         else if (type === 'webhooks') webhooks.merge(data as WebhookRow[]);

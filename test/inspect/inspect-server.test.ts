@@ -146,6 +146,42 @@ describe('partner inspect: the page’s server', () => {
   });
 });
 
+describe('partner inspect when the local server goes away', () => {
+  it('says so on the open page’s stream, and recovers nothing silently', async () => {
+    const gone = await startTestServer({ seed: 'demo' });
+    const cfg = tempDir('partner-cfg-');
+    const r = await startInProcess(['inspect', '--data', gone.dataDir], { configDir: cfg });
+    const ctl = new AbortController();
+    try {
+      const res = await fetch(`${r.origin}/api/stream`, {
+        headers: { 'x-inspect-token': r.token },
+        signal: ctl.signal,
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = '';
+      const until = async (re: RegExp) => {
+        const end = Date.now() + 15_000;
+        while (!re.test(text)) {
+          if (Date.now() > end) throw new Error(`no ${re} in the stream: ${text.slice(-500)}`);
+          const { value, done } = await reader.read();
+          if (done) throw new Error('stream ended');
+          text += value;
+        }
+      };
+      // Opens with the lists as they are.
+      await until(/event: webhooks\ndata: \[\]\n\n/);
+      await until(/event: requests\ndata: /);
+      await gone.close();
+      await until(/event: info\ndata: \{[^\n]*"local":\{"base_url":"http:[^"]+","error":"[^"]+"/);
+    } finally {
+      ctl.abort();
+      expect(await r.stop()).toBe(0);
+    }
+  });
+});
+
 describe('partner inspect without anything to inspect', () => {
   it('exits 2 naming the local server and the profile it looked for', async () => {
     const empty = tempDir('partner-cfg-');

@@ -40,6 +40,12 @@ export class RequestsSource {
     this.listeners.add(fn);
   }
 
+  /** Called after each poll, so a change of lastError can be told. */
+  onStatus(fn: () => void): void {
+    this.status = fn;
+  }
+  private status: () => void = () => undefined;
+
   private take(entries: Entry[]): void {
     for (const e of entries) {
       const row: RequestRow = { ...e, own: OWN_PATHS.some((p) => e.path.startsWith(p)) };
@@ -101,6 +107,7 @@ export class RequestsSource {
           if (gen !== this.following) return;
           this.lastError = (err as Error).message;
         }
+        this.status();
         // An empty answer at once (the server closing, or gone): pause so the loop never spins.
         const took = performance.now() - started;
         if (got === 0 && took < 1000) await new Promise((r) => setTimeout(r, 1000 - took).unref());

@@ -119,11 +119,33 @@ export async function startInspect(o: InspectOptions): Promise<Inspect> {
   const menu = partner ? new MenuSource(partner.client, new MenuHistory(o.historyDir)) : undefined;
 
   const ms = o.pollMs ?? { fast: 250, slow: 1000 };
-  const loops = [...(local ? [new Loop(() => local.poll(), ms)] : [])];
+  // A source that fails, or recovers, is said on the open pages at once (the header shows it).
+  let lastInfo = '';
+  const publishInfo = () => {
+    const text = JSON.stringify(api.info());
+    if (text === lastInfo) return;
+    lastInfo = text;
+    hub.send('info', JSON.parse(text));
+  };
+  requests?.onStatus(publishInfo);
+  const loops = [
+    ...(local
+      ? [
+          new Loop(async () => {
+            const changed = await local.poll();
+            publishInfo();
+            return changed;
+          }, ms),
+        ]
+      : []),
+  ];
   // Sources are read only while a page is open: a forgotten `partner inspect` costs nothing.
+  let reading = false;
   hub.onCount((open) => {
-    for (const l of loops) l.set(open > 0);
-    requests?.follow(open > 0);
+    if (open > 0 === reading) return; // a second tab changes nothing
+    reading = open > 0;
+    for (const l of loops) l.set(reading);
+    requests?.follow(reading);
   });
 
   const detail = (w: StoredWebhook): WebhookDetail => {
