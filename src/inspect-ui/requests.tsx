@@ -75,7 +75,7 @@ function Detail({ id }: { id: string }) {
     <div class="detail">
       <h2>
         {d.method} <span class="mono">{d.path}</span>{' '}
-        <span class={`code s${String(d.status)[0]}xx`}>{d.status}</span>
+        <span class={`scode s${String(d.status)[0]}xx`}>{d.status}</span>
       </h2>
       <table class="kv meta">
         <tbody>

@@ -11,6 +11,20 @@ const PAGE = 1000;
 /** The background reads inspect makes itself; the page hides them unless asked. */
 export const OWN_PATHS = ['/v1/operator/webhooks/deliveries'];
 
+/** Request ids of the requests this process made (menu reads, replays): bounded, oldest out first. */
+export class OwnRequests {
+  private readonly ids = new Set<string>();
+  constructor(private readonly max = 10_000) {}
+  add(id: string): void {
+    if (!id) return;
+    this.ids.add(id);
+    if (this.ids.size > this.max) this.ids.delete(this.ids.values().next().value!);
+  }
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+}
+
 type Entry = Omit<RequestRow, 'own'>;
 
 interface Page {
@@ -33,6 +47,7 @@ export class RequestsSource {
     private readonly client: PartnerClient,
     private readonly poller: PartnerClient = client,
     private readonly onClose: () => Promise<void> = async () => undefined,
+    private readonly own: OwnRequests = new OwnRequests(),
     readonly max = 10_000,
   ) {}
 
@@ -48,7 +63,10 @@ export class RequestsSource {
 
   private take(entries: Entry[]): void {
     for (const e of entries) {
-      const row: RequestRow = { ...e, own: OWN_PATHS.some((p) => e.path.startsWith(p)) };
+      const row: RequestRow = {
+        ...e,
+        own: this.own.has(e.request_id) || OWN_PATHS.some((p) => e.path.startsWith(p)),
+      };
       this.held.set(e.seq, row);
       if (this.held.size > this.max) this.held.delete(this.held.keys().next().value!);
       for (const fn of this.listeners) fn(row);

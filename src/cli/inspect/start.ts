@@ -9,7 +9,7 @@ import { ListenSource } from './listen-source.js';
 import { LocalSource } from './local-source.js';
 import { MenuHistory } from './menu-history.js';
 import { MenuSource } from './menu-source.js';
-import { RequestsSource } from './requests-source.js';
+import { OwnRequests, RequestsSource } from './requests-source.js';
 import { newInspectToken } from './token.js';
 import { type StoredWebhook, WebhookStore } from './webhook-store.js';
 import type { InspectInfo, WebhookDetail } from './wire.js';
@@ -87,6 +87,8 @@ export async function startInspect(o: InspectOptions): Promise<Inspect> {
   store.onChange((row) => hub.send('webhook', row));
 
   const clients: PartnerClient[] = [];
+  // What this process asked itself is told apart in the Requests view (hidden unless asked for).
+  const own = new OwnRequests();
   const { PartnerClient: Client } = await import('../../client/client.js');
   const client = (c: Partial<ClientOptions> & { baseUrl: string }) => {
     const made = new Client({
@@ -94,6 +96,7 @@ export async function startInspect(o: InspectOptions): Promise<Inspect> {
       insecure: o.insecure === true,
       routes: routesOf(MANIFEST),
       userAgent: `partner-cli/${o.version} inspect`,
+      onRequest: (e) => own.add(e.request_id),
     });
     clients.push(made);
     return made;
@@ -108,7 +111,7 @@ export async function startInspect(o: InspectOptions): Promise<Inspect> {
     // Long polls on a pool of their own, dropped on close rather than waited out.
     const agent = newAgent();
     const poller = client({ baseUrl: op.baseUrl, operatorToken: op.token, dispatcher: agent });
-    requests = new RequestsSource(operator, poller, () => agent.destroy().catch(() => undefined));
+    requests = new RequestsSource(operator, poller, () => agent.destroy().catch(() => undefined), own);
     requests.onRow((row) => hub.send('request', row));
   }
   const cred = failed(o.partner) ? undefined : o.partner;
