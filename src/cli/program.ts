@@ -6,6 +6,8 @@ import { registerCompletion } from './commands/completion.js';
 import { registerInspect } from './commands/inspect.js';
 import type { CompletionContext } from './commands/completion-words.js';
 import { registerListen } from './commands/listen.js';
+import { registerLogs } from './commands/logs.js';
+import { registerTrigger } from './commands/trigger.js';
 import { registerOpenApi } from './commands/openapi.js';
 import { registerProfiles } from './commands/profiles.js';
 import { group, registerOperations } from './commands/register.js';
@@ -201,6 +203,8 @@ export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?:
   registerWebhookTools(program, action);
   registerListen(program, action);
   registerInspect(program, action);
+  registerLogs(program, action);
+  registerTrigger(program, action);
   registerApi(program, action);
   registerOpenApi(program, action);
   registerCompletion(program, action);

@@ -9,6 +9,7 @@ import type { Services } from './http/context.js';
 import { IdempotencyStore } from './http/idempotency-store.js';
 import { GroupCommit } from './http/group-commit.js';
 import { RateLimiter } from './http/rate-limiter.js';
+import { RequestLog, type RequestLogLimits } from './http/request-log.js';
 import { Dispatcher } from './delivery/dispatcher.js';
 import { Sealer } from './security/sealed.js';
 import { newToken } from './security/secrets.js';
@@ -39,6 +40,8 @@ export interface ServerOptions {
   authThrottle?: Partial<AuthThrottleLimits>;
   /** A webhook attempt fails unless the receiver answers 2xx within this (spec: 10 s). */
   deliveryTimeoutMs?: number;
+  /** Bounds of the in-memory request log (default 5,000 requests; docs/api.md, "Request log"). */
+  requestLog?: Partial<RequestLogLimits>;
 }
 
 export interface RunningServer {
@@ -92,6 +95,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     retrySchedule: opts.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
     sealer: Sealer.fromFile(join(opts.dataDir, 'secret.key')),
     group: new GroupCommit(db),
+    requestLog: new RequestLog(opts.requestLog),
   };
   const idempotency = new IdempotencyStore(db);
   idempotency.purge(now());

@@ -50,6 +50,8 @@ export interface CliOptions {
   untilStopped?: () => Promise<string>;
   /** Sees stderr as it is written (e.g. to wait for "Listening on"). */
   onStderr?: (chunk: string) => void;
+  /** Sees stdout as it is written (a streaming command's lines as they come). */
+  onStdout?: (chunk: string) => void;
 }
 
 const created: string[] = [];
@@ -87,7 +89,13 @@ export async function runCli(argv: string[], o: CliOptions = {}): Promise<CliRes
   const tty = o.tty ?? false;
   const now = o.now ?? Date.now();
   const io: Io = {
-    stdout: { write: (s: string) => (stdout += s) },
+    stdout: {
+      write: (s: string) => {
+        stdout += s;
+        o.onStdout?.(s);
+        return true;
+      },
+    },
     stderr: {
       write: (s: string) => {
         stderr += s;

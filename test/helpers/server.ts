@@ -46,6 +46,7 @@ export async function startTestServer(
     timeouts?: ServerOptions['timeouts'];
     authThrottle?: ServerOptions['authThrottle'];
     deliveryTimeoutMs?: number;
+    requestLog?: ServerOptions['requestLog'];
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'partner-test-'));
@@ -60,6 +61,7 @@ export async function startTestServer(
     ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
     ...(opts.authThrottle ? { authThrottle: opts.authThrottle } : {}),
     ...(opts.deliveryTimeoutMs ? { deliveryTimeoutMs: opts.deliveryTimeoutMs } : {}),
+    ...(opts.requestLog ? { requestLog: opts.requestLog } : {}),
   });
   const operator = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(server.baseUrl + path, {

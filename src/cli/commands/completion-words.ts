@@ -103,6 +103,8 @@ async function optionValues(
     if (path === 'orders patch') return PARTNER_STATUSES;
     if (path === 'orders list' || path === 'orders watch') return ALL_STATUSES;
   }
+  if (flag === '--status' && path === 'trigger') return ALL_STATUSES;
+  if (flag === '--status' && path === 'logs tail') return ['2xx', '3xx', '4xx', '5xx'];
   if (flag === '--events' && path === 'listen') return EVENT_TYPES;
   if (flag === '--event' && path === 'operator webhooks add') return [...EVENT_TYPES, 'all'];
   // Ids of the credential's own business: not for operator commands, which name any business.
@@ -128,6 +130,7 @@ async function argumentValues(
     return ctx.profiles();
   if (index === 0 && path === 'completion') return Object.keys(SCRIPTS);
   if (index === 1 && path === 'operator orders status') return ALL_STATUSES;
+  if (index === 0 && path === 'trigger') return ['order.created', 'order.status', 'order.cart'];
   const api = ctx.opPath?.(path);
   if (index === 0 && api?.startsWith('/v1/partner/brands/{id}')) return idsFor('brand', words, ctx);
   if (index === 0 && api?.startsWith('/v1/partner/branches/{id}')) return idsFor('branch', words, ctx);

@@ -25,11 +25,13 @@ const GROUPS: Readonly<Record<string, string>> = {
   items: 'Live item state at a branch: availability, snooze, stock',
   'oos-activity': 'Out-of-stock history (up to 90 days): summaries and every change',
   webhooks: 'Webhooks: the URLs registered for your business, and offline sign/verify',
-  operator: 'Operator API of a local server: businesses, credentials, webhooks, simulated orders',
+  operator:
+    'Operator API of a local server: businesses, credentials, webhooks, simulated orders, request log',
   'operator businesses': 'Businesses (tenants) of the local server: list, create',
   'operator credentials': 'Partner credentials: issue, list, rotate, revoke, change scopes and rate limit',
   'operator orders': 'Simulated marketplace orders: create one, replace its cart, set any status',
   'operator webhooks': 'Webhook registrations, secrets, the delivery log and replays',
+  'operator requests': "The local server's request log: recent requests, one in full with its bodies",
 };
 
 /** The description of the group at `path` (a plain fallback for a group added without one). */

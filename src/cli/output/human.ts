@@ -6,6 +6,7 @@ import { displayWidth } from './text-width.js';
 import type { Out, RenderOptions } from './index.js';
 import { isMenuTree, renderMenuTree } from './menu-tree.js';
 import { isOrder, renderOrder } from './order-view.js';
+import { isLoggedRequestDetail, renderLoggedRequest } from './request-view.js';
 import { type Column, type Row, VIEWS, type View } from './views.js';
 
 // Human output of a payload. TTY: tables with colours, relative times and status names.
@@ -158,6 +159,10 @@ export function renderHuman(out: Out, data: unknown, o: RenderOptions): void {
   const c = new Chalk({ level: o.color ? 1 : 0 });
   if (o.opId === 'getMenu' && isMenuTree(data)) {
     renderMenuTree(out, data, o, c);
+    return;
+  }
+  if (o.opId === 'operatorGetRequest' && isLoggedRequestDetail(data)) {
+    renderLoggedRequest(out, data, o, c);
     return;
   }
   const view: View | undefined = o.opId ? VIEWS[o.opId] : undefined;

@@ -109,6 +109,24 @@ export const VIEWS: Readonly<Record<string, View>> = {
       col('storage'),
     ],
   },
+  // The request log: a status here is an HTTP status, not an order's.
+  operatorListRequests: {
+    rows: (data) => {
+      const results = (data as Row | null)?.results;
+      return Array.isArray(results) ? (results as Row[]) : undefined;
+    },
+    columns: [
+      col('seq'),
+      col('at', 'at', 'time'),
+      col('method'),
+      col('path'),
+      col('status'),
+      col('duration_ms', 'ms'),
+      col('request_id', 'request id'),
+      col('credential_key', 'credential'),
+      col('error_code', 'error'),
+    ],
+  },
   operatorListBusinesses: {
     columns: [col('id'), col('title'), col('address'), col('created_at', 'created', 'time')],
   },

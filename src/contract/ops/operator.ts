@@ -5,6 +5,9 @@ import {
   CreateCredentialBody,
   Credential,
   IssuedCredential,
+  LoggedRequestDetail,
+  RequestLogPage,
+  RequestLogQuery,
   RotateCredentialBody,
   SetRateLimitBody,
   SetScopesBody,
@@ -131,6 +134,37 @@ export const operatorOperations = {
     cli: {
       command: ['operator', 'credentials', 'rate-limit'],
       example: 'partner operator credentials rate-limit pk_live_1a2b --rate-limit 1200',
+    },
+  }),
+
+  // The request log of the local server (docs/api.md, "Request log"): `partner logs tail`, inspect.
+  operatorListRequests: op({
+    id: 'operatorListRequests',
+    method: 'GET',
+    path: '/v1/operator/requests',
+    auth: 'operator',
+    scopes: [],
+    summary:
+      'Requests the local server answered (newest, or after a seq), filtered by status, path, method and time; wait=S long-polls',
+    query: RequestLogQuery,
+    response: RequestLogPage,
+    cli: {
+      command: ['operator', 'requests', 'list'],
+      example: 'partner operator requests list --status 4xx,5xx --path /v1/partner/orders --json',
+    },
+  }),
+  operatorGetRequest: op({
+    id: 'operatorGetRequest',
+    method: 'GET',
+    path: '/v1/operator/requests/{request_id}',
+    auth: 'operator',
+    scopes: [],
+    summary: 'One logged request in full: headers and bodies, secrets masked',
+    params: z.object({ request_id: z.string().min(1).max(100) }),
+    response: LoggedRequestDetail,
+    cli: {
+      command: ['operator', 'requests', 'get'],
+      example: 'partner operator requests get req_k3x9q2000041 --json',
     },
   }),
 } as const;

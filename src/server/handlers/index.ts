@@ -5,6 +5,7 @@ import { menuStockHandlers } from './menu-stock.js';
 import { menuHandlers } from './menus.js';
 import { operatorHandlers } from './operator.js';
 import { orderHandlers } from './orders.js';
+import { requestLogHandlers } from './request-log.js';
 import { webhookHandlers } from './webhooks.js';
 import { webhookDeliveryHandlers } from './webhook-deliveries.js';
 
@@ -16,6 +17,7 @@ export const HANDLERS: HandlerTable = {
   ...menuStockHandlers,
   ...operatorHandlers,
   ...orderHandlers,
+  ...requestLogHandlers,
   ...webhookHandlers,
   ...webhookDeliveryHandlers,
 };

@@ -21,6 +21,7 @@ import { registerStrictJson } from './json-body.js';
 import type { HandlerTable, PartnerCtx, Services } from './context.js';
 import { RawJson } from './context.js';
 import { IdempotencyStore } from './idempotency-store.js';
+import { attachRequestLog } from './request-log.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 /** Longer than any request line Node accepts (its header block is 16 KiB). */
@@ -201,6 +202,7 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
   // Only JSON bodies: Fastify would otherwise parse text/plain into a string (→ 400, not 415).
   app.removeContentTypeParser('text/plain');
   registerStrictJson(app);
+  if (services.requestLog) attachRequestLog(app, services.requestLog, services.now);
   const idem = new IdempotencyStore(services.db);
   const committed = () =>
     services.group.pending

@@ -5,6 +5,7 @@ import type { AuthedCredential, CredentialAuth } from './auth.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { Sealer } from '../security/sealed.js';
 import type { GroupCommit } from './group-commit.js';
+import type { RequestLog } from './request-log.js';
 
 /** Long-lived parts of a running server, shared by every request. */
 export interface Services {
@@ -23,6 +24,8 @@ export interface Services {
   sealer: Sealer;
   /** The webhook dispatcher, when running: operator actions wake it. */
   dispatcher?: { kick(): void };
+  /** The bounded log of answered requests (`partner logs tail`); absent, nothing is logged. */
+  requestLog?: RequestLog;
 }
 
 export interface PublicCtx {

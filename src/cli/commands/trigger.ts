@@ -1,0 +1,40 @@
+import type { Command } from 'commander';
+import type { Action } from './action.js';
+
+// `partner trigger EVENT` (docs/cli.md): fire a real order event on the local server through its
+// operator API. Registration only; the body (trigger-run.ts) loads when the command runs.
+
+export const TRIGGER_EVENTS = ['order.created', 'order.status', 'order.cart'] as const;
+
+export function registerTrigger(root: Command, action: Action): void {
+  const cmd = root
+    .command('trigger')
+    .summary('Fire a real order event on the local server (created, status, cart)')
+    .description(
+      'Fire order.created (service.order.created.v2), order.status (service.order.status.updated) or order.cart ' +
+        '(service.order.cart.updated) on the local server through its operator API, as a marketplace would: the ' +
+        'event goes through the outbox to every registered receiver, signed. Prints the order, the event ids and ' +
+        'what each receiver answered (waiting up to 5 s for the first attempts).',
+    )
+    .argument('<event>', `${TRIGGER_EVENTS.join(', ')} (or the full event type)`)
+    .option('--business <id>', 'business of the new order (default: the business of the active profile)')
+    .option('--brand <id>', "brand of the new order (default: the profile's default brand, else the first)")
+    .option(
+      '--branch <id>',
+      "branch of the new order (default: the profile's default branch, else the brand's first)",
+    )
+    .option('--order <id>', 'an existing order (order.status, order.cart; default: a new order)')
+    .option('--status <status>', 'order.status: the status to set, code or id (default: the next one)')
+    .option('--items <n>', 'lines of the generated cart (1–20) of a new order, or of the replaced cart')
+    .option('--data <dir>', 'local server data dir (default $PARTNER_DATA_DIR or the per-user data folder)')
+    .option('--server <url>', 'operator API base URL (with --token)')
+    .option('--token <token>', 'operator token (with --server)');
+  cmd.addHelpText(
+    'after',
+    '\nExamples:\n  $ partner trigger order.created\n  $ partner trigger order.status --order 1042 --status READY\n  $ partner trigger order.cart --items 3 --json\n',
+  );
+  action(cmd, async (ctx, args, opts) => {
+    const { runTrigger } = await import('./trigger-run.js');
+    return runTrigger(ctx, args[0]!, opts);
+  });
+}

@@ -1,0 +1,562 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+// The local server's request log (docs/api.md, "Request log"): a bounded in-memory ring of the
+// requests answered under /v1/, for `partner logs tail` and the inspect page. It never shows a
+// secret: the Authorization header and cookies are never kept; fields named like a secret are
+// masked in request bodies and operator answers (which carry issued secrets) before they are kept,
+// and in partner answers (which never carry one) when they are read; a credential appears only as
+// its key (the half that is safe to log).
+
+export interface RequestLogLimits {
+  /** Requests kept; the oldest goes first. */
+  maxEntries: number;
+  /** Characters kept of each body (request and answer); the rest is cut off. */
+  maxBodyChars: number;
+  /** Characters of headers and bodies kept over all entries; beyond it the oldest entries lose theirs. */
+  maxDetailChars: number;
+  /** Long polls waiting at once; more than this answer at once instead of waiting. */
+  maxWaiters: number;
+  /**
+   * Requests a second that keep their headers and bodies (a token bucket of this size); beyond
+   * it, under a load test say, they keep only their summary. Capturing bodies costs CPU (measured
+   * ~30 µs a request for a 5.5 KB answer, most of it the GC moving kept strings), which a
+   * developer's few requests never notice and a load of thousands a second would.
+   */
+  maxDetailsPerSecond: number;
+}
+
+/**
+ * With these, the log holds at most 5,000 summaries (the path is cut at 2,048 characters) and
+ * 8 Mi characters of headers and bodies: about 19 MiB of heap when every path is 2 KiB long and
+ * every body is cut at 64 KiB (measured in request-log.test.ts), a few MiB in practice.
+ */
+export const DEFAULT_REQUEST_LOG_LIMITS: RequestLogLimits = Object.freeze({
+  maxEntries: 5_000,
+  maxBodyChars: 64 * 1024,
+  maxDetailChars: 8 * 1024 * 1024,
+  maxWaiters: 64,
+  maxDetailsPerSecond: 200,
+});
+
+export const MAX_PATH_CHARS = 2048;
+const MAX_KEY_CHARS = 100;
+
+/** Field and header names whose values are never kept. */
+const SECRET_NAME = /secret|password|passwd|passphrase|token|authorization|cookie/i;
+const MASK = '***';
+
+export interface LoggedMessage {
+  headers: Record<string, string>;
+  body: string | null;
+  body_size: number;
+  body_truncated: boolean;
+}
+
+export interface LoggedRequest {
+  seq: number;
+  request_id: string;
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  credential_key: string | null;
+  error_code: string | null;
+}
+
+export interface LoggedRequestDetail extends LoggedRequest {
+  request: LoggedMessage;
+  response: LoggedMessage;
+  detail_dropped: boolean;
+}
+
+/** What the HTTP layer hands over for one answered request. */
+export interface RequestRecord {
+  requestId: string;
+  atMs: number;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  credentialKey: string | null;
+  errorCode: string | null;
+}
+
+/** One side as kept: the headers as `name: value` lines, one string (cheap for the GC to hold). */
+export interface KeptMessage {
+  headers: string;
+  body: string | null;
+  size: number;
+  truncated: boolean;
+}
+
+/** Headers and bodies of one request, and the characters they count against the budget. */
+export interface Detail {
+  request: KeptMessage;
+  response: KeptMessage;
+  chars: number;
+}
+
+/**
+ * An entry as held: one flat object of fixed shape, headers as one string. Every request of a
+ * busy server passes through here and lives on into the old generation, so the fewer objects it
+ * holds, the less the garbage collector has to move and trace.
+ */
+class Stored {
+  reqHeaders: string | null = null;
+  reqBody: string | null = null;
+  reqSize = 0;
+  reqTruncated = false;
+  resHeaders: string | null = null;
+  resBody: string | null = null;
+  resSize = 0;
+  resTruncated = false;
+  detailChars = 0;
+
+  constructor(
+    readonly seq: number,
+    readonly requestId: string,
+    readonly atMs: number,
+    readonly method: string,
+    readonly path: string,
+    readonly status: number,
+    readonly durationMs: number,
+    readonly credentialKey: string | null,
+    readonly errorCode: string | null,
+  ) {}
+
+  get hasDetail(): boolean {
+    return this.reqHeaders !== null;
+  }
+
+  keep(d: Detail): void {
+    this.reqHeaders = d.request.headers;
+    this.reqBody = d.request.body;
+    this.reqSize = d.request.size;
+    this.reqTruncated = d.request.truncated;
+    this.resHeaders = d.response.headers;
+    this.resBody = d.response.body;
+    this.resSize = d.response.size;
+    this.resTruncated = d.response.truncated;
+    this.detailChars = d.chars;
+  }
+
+  drop(): void {
+    this.reqHeaders = this.reqBody = this.resHeaders = this.resBody = null;
+    this.detailChars = 0;
+  }
+}
+
+export interface RequestLogQuery {
+  after?: number | undefined;
+  since?: string | undefined;
+  /** `404`, `4xx`, comma-separated. */
+  status?: string | undefined;
+  path?: string | undefined;
+  method?: string | undefined;
+  limit: number;
+}
+
+export interface RequestLogPage {
+  results: LoggedRequest[];
+  next_after: number;
+  missed: number;
+}
+
+// ─── Masking and cutting ────────────────────────────────────────────────────────────────────
+
+/**
+ * A copy of `s` that does not share memory with a longer string: V8 makes a slice of 13 or more
+ * characters a view into its parent, which would keep a whole 1 MiB answer alive for 64 KiB of it.
+ */
+function flat(s: string): string {
+  return Buffer.from(s, 'utf8').toString('utf8');
+}
+
+/** At most `max` characters of `s`, and whether something was cut off. */
+export function cut(s: string, max: number): { text: string; truncated: boolean } {
+  if (s.length <= max) return { text: s, truncated: false };
+  return { text: flat(s.slice(0, max)), truncated: true };
+}
+
+const replacer = (key: string, value: unknown) =>
+  key !== '' && value !== null && SECRET_NAME.test(key) ? MASK : value;
+
+/** JSON text of a parsed body with every field named like a secret masked. */
+export function maskedJson(value: unknown): string {
+  return JSON.stringify(value, replacer) ?? 'null';
+}
+
+// A string-valued member whose name looks like a secret, in JSON text that may be cut off.
+const SECRET_MEMBER =
+  /("(?:[^"\\]|\\.)*(?:secret|password|passwd|passphrase|token|authorization|cookie)(?:[^"\\]|\\.)*"\s*:\s*)"(?:[^"\\]|\\.)*("?)/gi;
+
+/**
+ * JSON text (an answer) with secret-named fields masked. Whole JSON is parsed and re-serialised;
+ * text that does not parse (cut off, or not JSON) has the string values of such fields replaced.
+ */
+export function maskJsonText(text: string): string {
+  if (!SECRET_NAME.test(text)) return text;
+  try {
+    return maskedJson(JSON.parse(text));
+  } catch {
+    return text.replace(SECRET_MEMBER, (_, name: string, close: string) => `${name}"${MASK}${close}`);
+  }
+}
+
+/** Headers as `name: value` lines, without credentials, cookies or anything named like a secret. */
+export function headerLines(h: Record<string, unknown>): string {
+  let out = '';
+  for (const name in h) {
+    const v = h[name];
+    if (v === undefined || SECRET_NAME.test(name)) continue;
+    out += `${name}: ${Array.isArray(v) ? v.join(', ') : String(v)}\n`;
+  }
+  return out;
+}
+
+function parseHeaderLines(text: string | null): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of (text ?? '').split('\n')) {
+    const i = line.indexOf(': ');
+    if (i > 0) out[line.slice(0, i)] = line.slice(i + 2);
+  }
+  return out;
+}
+
+/** One side: its headers, and its body cut at `maxBodyChars`. */
+export function kept(
+  headers: Record<string, unknown>,
+  body: string | null,
+  size: number,
+  maxBodyChars: number,
+): KeptMessage {
+  const lines = headerLines(headers);
+  if (body === null) return { headers: lines, body: null, size, truncated: false };
+  const c = cut(body, maxBodyChars);
+  return { headers: lines, body: c.text, size, truncated: c.truncated };
+}
+
+const charsOf = (m: KeptMessage) => m.headers.length + (m.body?.length ?? 0);
+
+// ─── Filters ────────────────────────────────────────────────────────────────────────────────
+
+type Match = (e: Stored) => boolean;
+
+function statusMatcher(list: string): (status: number) => boolean {
+  const exact = new Set<number>();
+  const classes = new Set<number>();
+  for (const part of list.split(',')) {
+    const p = part.trim().toLowerCase();
+    if (p.endsWith('xx')) classes.add(Number(p[0]));
+    else exact.add(Number(p));
+  }
+  return (s) => exact.has(s) || classes.has(Math.floor(s / 100));
+}
+
+function matcher(q: Omit<RequestLogQuery, 'limit' | 'after'>): Match {
+  const status = q.status ? statusMatcher(q.status) : undefined;
+  const since = q.since ? Date.parse(q.since) : undefined;
+  const { path, method } = q;
+  return (e) =>
+    (status === undefined || status(e.status)) &&
+    (since === undefined || e.atMs >= since) &&
+    (path === undefined || e.path.startsWith(path)) &&
+    (method === undefined || e.method === method);
+}
+
+function summary(e: Stored): LoggedRequest {
+  return {
+    seq: e.seq,
+    request_id: e.requestId,
+    at: new Date(e.atMs).toISOString(),
+    method: e.method,
+    path: e.path,
+    status: e.status,
+    duration_ms: e.durationMs,
+    credential_key: e.credentialKey,
+    error_code: e.errorCode,
+  };
+}
+
+function message(
+  headers: string | null,
+  body: string | null,
+  size: number,
+  truncated: boolean,
+): LoggedMessage {
+  return { headers: parseHeaderLines(headers), body, body_size: size, body_truncated: truncated };
+}
+
+// ─── The ring ───────────────────────────────────────────────────────────────────────────────
+
+interface Waiter {
+  after: number;
+  match: Match;
+  done: () => void;
+}
+
+export class RequestLog {
+  readonly limits: RequestLogLimits;
+  private readonly ring: (Stored | undefined)[];
+  /** Seq of the oldest entry held, and of the next one. */
+  private firstSeq = 1;
+  private nextSeq = 1;
+  /** No entry older than this still holds its detail. */
+  private detailFrom = 1;
+  private detailChars = 0;
+  private readonly waiters = new Set<Waiter>();
+  private isClosed = false;
+  private detailTokens: number;
+  private detailRefilled: number;
+
+  /** `clock`: milliseconds, monotonic; for the detail rate only. */
+  constructor(
+    limits: Partial<RequestLogLimits> = {},
+    private readonly clock: () => number = () => performance.now(),
+  ) {
+    this.limits = { ...DEFAULT_REQUEST_LOG_LIMITS, ...limits };
+    if (!(this.limits.maxEntries >= 1)) throw new Error('the request log keeps at least one entry');
+    this.ring = new Array(this.limits.maxEntries);
+    this.detailTokens = this.limits.maxDetailsPerSecond;
+    this.detailRefilled = clock();
+  }
+
+  /** Whether the next request may keep its headers and bodies (spends a token when it may). */
+  private takeDetail(): boolean {
+    const { maxDetailChars, maxDetailsPerSecond: rate } = this.limits;
+    if (maxDetailChars <= 0 || rate <= 0) return false;
+    const t = this.clock();
+    this.detailTokens = Math.min(rate, this.detailTokens + ((t - this.detailRefilled) * rate) / 1000);
+    this.detailRefilled = t;
+    if (this.detailTokens < 1) return false;
+    this.detailTokens--;
+    return true;
+  }
+
+  /** Requests held, and characters of headers and bodies held (the memory budget's measure). */
+  get size(): { entries: number; detailChars: number } {
+    return { entries: this.nextSeq - this.firstSeq, detailChars: this.detailChars };
+  }
+
+  private at(seq: number): Stored | undefined {
+    return seq >= this.firstSeq && seq < this.nextSeq
+      ? this.ring[(seq - 1) % this.limits.maxEntries]
+      : undefined;
+  }
+
+  /** Adds one answered request; `detail` builds its headers and bodies (skipped when no budget). */
+  record(r: RequestRecord, detail?: () => Detail | undefined): void {
+    const { maxEntries, maxDetailChars } = this.limits;
+    if (this.nextSeq - this.firstSeq === maxEntries) {
+      const old = this.ring[(this.firstSeq - 1) % maxEntries]!;
+      this.detailChars -= old.detailChars;
+      this.firstSeq++;
+      this.detailFrom = Math.max(this.detailFrom, this.firstSeq);
+    }
+    const e = new Stored(
+      this.nextSeq++,
+      r.requestId,
+      r.atMs,
+      r.method,
+      r.path.length > MAX_PATH_CHARS ? flat(r.path.slice(0, MAX_PATH_CHARS)) : r.path,
+      r.status,
+      r.durationMs,
+      r.credentialKey,
+      r.errorCode,
+    );
+    this.ring[(e.seq - 1) % maxEntries] = e;
+    const d = detail && this.takeDetail() ? detail() : undefined;
+    if (d) {
+      e.keep(d);
+      this.detailChars += d.chars;
+      // Over budget: the oldest entries give up their headers and bodies first (this one last).
+      while (this.detailChars > maxDetailChars && this.detailFrom < this.nextSeq) {
+        const old = this.at(this.detailFrom++);
+        if (old?.hasDetail) {
+          this.detailChars -= old.detailChars;
+          old.drop();
+        }
+      }
+    }
+    for (const w of this.waiters) {
+      if (e.seq > w.after && w.match(e)) w.done();
+    }
+  }
+
+  /**
+   * With `after`: the matching requests after that seq, oldest first, up to `limit`. Without: the
+   * newest `limit` matching requests (oldest first). `next_after` continues either.
+   */
+  list(q: RequestLogQuery): RequestLogPage {
+    const match = matcher(q);
+    const last = this.nextSeq - 1;
+    const results: LoggedRequest[] = [];
+    if (q.after === undefined) {
+      for (let seq = last; seq >= this.firstSeq && results.length < q.limit; seq--) {
+        const e = this.at(seq)!;
+        if (match(e)) results.push(summary(e));
+      }
+      return { results: results.reverse(), next_after: last, missed: 0 };
+    }
+    let seq = Math.max(q.after + 1, this.firstSeq);
+    for (; seq <= last && results.length < q.limit; seq++) {
+      const e = this.at(seq)!;
+      if (match(e)) results.push(summary(e));
+    }
+    return {
+      results,
+      next_after: Math.max(q.after, seq - 1),
+      missed: Math.max(0, Math.min(this.firstSeq, last + 1) - (q.after + 1)),
+    };
+  }
+
+  /** One request in full, by its request id (a scan: this is a person clicking, not a hot path). */
+  get(requestId: string): LoggedRequestDetail | undefined {
+    for (let seq = this.nextSeq - 1; seq >= this.firstSeq; seq--) {
+      const e = this.at(seq)!;
+      if (e.requestId !== requestId) continue;
+      return {
+        ...summary(e),
+        request: message(e.reqHeaders, e.reqBody, e.reqSize, e.reqTruncated),
+        response: message(
+          e.resHeaders,
+          e.resBody === null ? null : maskJsonText(e.resBody),
+          e.resSize,
+          e.resTruncated,
+        ),
+        detail_dropped: !e.hasDetail,
+      };
+    }
+    return undefined;
+  }
+
+  /**
+   * Resolves when a request after seq `after` matching `q` is recorded, after `ms`, or when the
+   * log closes (server shutdown), whichever comes first. Never rejects; holds one timer.
+   */
+  waitFor(q: Omit<RequestLogQuery, 'limit'> & { after: number }, ms: number): Promise<void> {
+    if (this.isClosed || ms <= 0 || this.waiters.size >= this.limits.maxWaiters) return Promise.resolve();
+    return new Promise((resolve) => {
+      const w: Waiter = {
+        after: q.after,
+        match: matcher(q),
+        done: () => {
+          clearTimeout(timer);
+          this.waiters.delete(w);
+          resolve();
+        },
+      };
+      const timer = setTimeout(w.done, ms);
+      timer.unref();
+      this.waiters.add(w);
+    });
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** Ends every long poll now, and any later one at once (the server is closing). */
+  close(): void {
+    this.isClosed = true;
+    for (const w of [...this.waiters]) w.done();
+  }
+}
+
+// ─── The HTTP hook ──────────────────────────────────────────────────────────────────────────
+
+const ANSWER = Symbol('partner.answer');
+type WithAnswer = FastifyRequest & { [ANSWER]?: unknown };
+
+const OWN = '/v1/operator/requests';
+
+/** Under /v1/, but not the log's own routes: reading (and long-polling) the log never adds to it. */
+function logged(url: string): boolean {
+  if (!url.startsWith('/v1/')) return false;
+  if (!url.startsWith(OWN)) return true;
+  const next = url.charCodeAt(OWN.length);
+  return !((Number.isNaN(next) || next === 0x2f /* / */ || next === 0x3f) /* ? */);
+}
+
+/** The key half of a Basic header our keys' shape (never the secret half, nor junk). */
+function claimedKey(authorization: string | undefined, operator: boolean): string | null {
+  if (!authorization) return null;
+  const [scheme, token] = authorization.trim().split(/\s+/, 2);
+  if (operator) return scheme?.toLowerCase() === 'bearer' ? 'operator' : null;
+  if (scheme?.toLowerCase() !== 'basic' || !token) return null;
+  const decoded = Buffer.from(token, 'base64').toString('utf8');
+  const key = decoded.slice(0, Math.max(0, decoded.indexOf(':')));
+  return /^pk_[\w-]+$/.test(key) && key.length <= MAX_KEY_CHARS ? key : null;
+}
+
+const ERROR_CODE = /^\{"request_id":"[^"]*","error":\{"code":"([^"]{1,100})"/;
+
+function textOf(payload: unknown): string | null {
+  if (typeof payload === 'string') return payload;
+  if (Buffer.isBuffer(payload)) return payload.toString('utf8');
+  return null;
+}
+
+/**
+ * Records every request under /v1/ once answered: the answer's text is kept aside when it is
+ * sent (onSend) and the entry written when the response is done (onResponse, which knows the
+ * duration). Long polls end when the server starts closing, so shutdown never waits on them.
+ */
+export function attachRequestLog(app: FastifyInstance, log: RequestLog, now: () => number): void {
+  const { maxBodyChars } = log.limits;
+  app.addHook('onSend', (req, reply, payload, done) => {
+    // Closing: a long poll just ended must not hold the server open on its keep-alive connection.
+    if (log.closed) reply.header('connection', 'close');
+    if (logged(req.url)) (req as WithAnswer)[ANSWER] = payload;
+    done(null, payload);
+  });
+  app.addHook('onResponse', (req: FastifyRequest, reply: FastifyReply, done) => {
+    if (!logged(req.url)) return done();
+    const answer = textOf((req as WithAnswer)[ANSWER]);
+    (req as WithAnswer)[ANSWER] = undefined;
+    const ms = reply.elapsedTime;
+    const operator = req.url.startsWith('/v1/operator/');
+    log.record(
+      {
+        requestId: String(req.id),
+        atMs: now() - ms,
+        method: req.method,
+        path: req.url,
+        status: reply.statusCode,
+        durationMs: Math.round(ms * 100) / 100,
+        credentialKey: operator
+          ? claimedKey(req.headers.authorization, true)
+          : ((req as { credential?: { key: string } }).credential?.key ??
+            claimedKey(req.headers.authorization, false)),
+        errorCode: reply.statusCode >= 400 && answer ? (ERROR_CODE.exec(answer)?.[1] ?? null) : null,
+      },
+      () => {
+        const body = req.body === undefined ? null : maskedJson(req.body);
+        const length = Number(req.headers['content-length']);
+        const request = kept(
+          req.headers,
+          body,
+          Number.isFinite(length) ? length : body === null ? 0 : Buffer.byteLength(body),
+          maxBodyChars,
+        );
+        const c = answer === null ? null : cut(answer, maxBodyChars);
+        const sent = Number(reply.getHeader('content-length'));
+        const response: KeptMessage = {
+          headers: headerLines(reply.getHeaders()),
+          // Operator answers carry issued secrets: masked before they are kept. Partner answers
+          // never do (secrets are issued only by the operator), so theirs is masked when read.
+          body: c === null ? null : operator ? maskJsonText(c.text) : c.text,
+          size: answer === null ? 0 : Number.isFinite(sent) ? sent : Buffer.byteLength(answer),
+          truncated: c?.truncated ?? false,
+        };
+        return { request, response, chars: charsOf(request) + charsOf(response) };
+      },
+    );
+    done();
+  });
+  app.addHook('preClose', (done) => {
+    log.close();
+    done();
+  });
+}
