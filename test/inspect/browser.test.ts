@@ -295,8 +295,60 @@ describe.skipIf(!support.ok && !browserRequired)('partner inspect in a browser',
       await page.getByText('compared with v1').waitFor();
       expect(await page.locator('article.item[data-sku="SKU-NG"] .ribbon').count()).toBe(0);
 
+      // Tall enough for the changed and the new item in one picture.
+      await page.setViewportSize({ width: 1400, height: 1500 });
       await page.locator('article.item[data-sku="SKU-MG"]').scrollIntoViewIfNeeded();
       await page.screenshot({ path: join(shots, 'inspect-menu.png') });
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+
+    it('the Requests view shows a request made by the test, live, with its id and both bodies', async () => {
+      const { page, errors } = await open(inspect);
+      await page.click('#tab-requests');
+      const made = await call(s, 'GET', '/v1/partner/brands');
+      expect(made.status).toBe(200);
+      const id = made.body.request_id;
+      expect(made.headers.get('x-request-id')).toBe(id);
+      const row = page.locator('.vrow', { has: page.locator('.c-rid', { hasText: id }) });
+      await row.waitFor();
+      expect(await row.innerText()).toMatch(
+        new RegExp(`GET\\s+/v1/partner/brands\\s+200\\s.*${id}.*${s.credential.key}`, 's'),
+      );
+      const missing = await call(s, 'GET', '/v1/partner/branches/999999');
+      expect(missing.status).toBe(404);
+      await page.locator('.vrow .c-rid', { hasText: missing.body.request_id }).waitFor();
+
+      // Filters: the 4xx only; the path.
+      await page.selectOption('select[aria-label="status"]', '4xx');
+      await expect.poll(() => row.count()).toBe(0);
+      await page.locator('.vrow .c-rid', { hasText: missing.body.request_id }).waitFor();
+      await page.selectOption('select[aria-label="status"]', '');
+      await page.fill('input[aria-label="path"]', '/v1/partner/brands');
+      await expect
+        .poll(() => page.locator('.vrow .c-rid', { hasText: missing.body.request_id }).count())
+        .toBe(0);
+      await page.fill('input[aria-label="path"]', '');
+      // inspect's own requests only when asked for: the delivery feed it polls (known by its path)
+      // and the menu preview's reads of the test before (known by their request ids).
+      const own = page.locator('.vrow .c-path', { hasText: '/v1/operator/webhooks/deliveries' });
+      const menuReads = page.locator('.vrow .c-path', { hasText: '/v1/partner/menus?brand_id=' });
+      expect(await own.count()).toBe(0);
+      expect(await menuReads.count()).toBe(0);
+      await page.check('label.check input');
+      await own.first().waitFor();
+      await menuReads.first().waitFor();
+      await page.uncheck('label.check input');
+
+      // Both sides in full; the credential is not in what the server logged.
+      await row.click();
+      const detail = page.locator('.detail');
+      await detail.locator('h2', { hasText: '/v1/partner/brands' }).waitFor();
+      await detail.locator('table.meta td', { hasText: id }).waitFor();
+      await detail.locator('h3', { hasText: 'Response' }).waitFor();
+      await detail.locator('.j-key', { hasText: '"brands"' }).first().waitFor();
+      expect(await detail.innerText()).not.toContain(s.credential.secret);
+      await page.screenshot({ path: join(shots, 'inspect-requests.png') });
       expect(errors).toEqual([]);
       await page.close();
     });
