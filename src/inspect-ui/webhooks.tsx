@@ -136,6 +136,7 @@ function Detail({ rowKey, rev }: { rowKey: string; rev: number }) {
   const [result, setResult] = useState<ActionResult | null>(null);
   const [busy, setBusy] = useState(false);
   const [url, setUrl] = useState<string | null>(null);
+  const [exact, setExact] = useState(false);
 
   useEffect(() => {
     setResult(null);
@@ -299,8 +300,18 @@ function Detail({ rowKey, rev }: { rowKey: string; rev: number }) {
       )}
       <h3>Headers</h3>
       <HeaderTable headers={d.headers} />
-      <h3>Body</h3>
-      <JsonView text={d.body} />
+      <h3>
+        Body{' '}
+        <label class="check inline">
+          <input
+            type="checkbox"
+            checked={exact}
+            onChange={(e) => setExact((e.currentTarget as HTMLInputElement).checked)}
+          />
+          exact bytes (what was signed)
+        </label>
+      </h3>
+      {exact ? <pre class="code raw">{d.body}</pre> : <JsonView text={d.body} />}
     </div>
   );
 }

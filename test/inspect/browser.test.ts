@@ -132,6 +132,13 @@ describe.skipIf(!support.ok && !browserRequired)('partner inspect in a browser',
       await expect
         .poll(() => detail.locator('table.kv th', { hasText: 'x-partner-signature' }).count())
         .toBe(1);
+      // The body pretty-printed, or the exact bytes that were signed.
+      await detail.locator('.j-key', { hasText: '"orders"' }).first().waitFor();
+      await detail.getByLabel('exact bytes (what was signed)').check();
+      const raw = await detail.locator('pre.raw').innerText();
+      expect(JSON.parse(raw).orders[0].status).toBe(5);
+      expect(raw).not.toContain('\n');
+      await detail.getByLabel('exact bytes (what was signed)').uncheck();
 
       // Filters: by type, by order, by status.
       await page.selectOption('select[aria-label="event type"]', 'service.order.created.v2');
