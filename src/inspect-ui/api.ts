@@ -40,6 +40,8 @@ export interface StreamHandlers {
   open(): void;
   event(type: string, data: unknown): void;
   closed(): void;
+  /** The server no longer takes this page's token: another run serves this port now. */
+  ended(): void;
 }
 
 /** Follows /api/stream, reconnecting after a second whenever it ends; returns a stop function. */
@@ -51,6 +53,10 @@ export function follow(h: StreamHandlers): () => void {
       ctl = new AbortController();
       try {
         const r = await fetch('/api/stream', { headers, signal: ctl.signal });
+        if (r.status === 401) {
+          h.ended();
+          return;
+        }
         if (!r.ok || !r.body) throw new Error(`HTTP ${r.status}`);
         h.open();
         const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();

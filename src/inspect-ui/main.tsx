@@ -64,6 +64,10 @@ function App() {
         }
       },
       closed: () => setLive(false),
+      ended: () => {
+        setLive(false);
+        setFatal('The partner run this page belongs to has ended: open the URL the new run printed.');
+      },
     });
   }, []);
 

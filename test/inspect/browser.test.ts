@@ -370,6 +370,24 @@ describe.skipIf(!support.ok && !browserRequired)('partner inspect in a browser',
     });
   });
 
+  it('a page whose run ended says so once another run serves its port', async () => {
+    const first = await startInProcess(['inspect', '--data', s.dataDir, '--port', '0'], { configDir });
+    const port = new URL(first.url).port;
+    const { page, errors } = await open(first);
+    expect(await first.stop()).toBe(0);
+    await page.locator('.live.off').waitFor();
+    const second = await startInProcess(['inspect', '--data', s.dataDir, '--port', port], { configDir });
+    try {
+      expect(second.token).not.toBe(first.token);
+      await page.getByText('The partner run this page belongs to has ended').waitFor();
+      // The refused reconnections while no run served the port are the only errors logged.
+      expect(errors.filter((e) => !/ERR_CONNECTION_REFUSED|Failed to load resource|401/.test(e))).toEqual([]);
+      await page.close();
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+  });
+
   it('the built binary: first paint within 300 ms, measured with the Performance API', async () => {
     const inspect = await startBinary(['inspect', '--data', s.dataDir], { PARTNER_CONFIG_DIR: configDir });
     try {
