@@ -4,7 +4,7 @@
 // in dist/lib with their declarations in dist/types.
 import { execFileSync } from 'node:child_process';
 import { build } from 'esbuild';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -92,6 +92,33 @@ await build({
   },
   logLevel: 'warning',
 });
+
+// The page of `partner inspect` (docs/inspect.md): preact and our code in one minified file, its
+// styles and HTML beside it, served from the package; nothing is fetched at run time.
+await build({
+  entryPoints: { app: 'src/inspect-ui/main.tsx' },
+  outdir: 'dist/inspect',
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  tsconfig: 'src/inspect-ui/tsconfig.json',
+  logLevel: 'warning',
+});
+await build({
+  entryPoints: { app: 'src/inspect-ui/style.css' },
+  outdir: 'dist/inspect',
+  bundle: true,
+  minify: true,
+  logLevel: 'warning',
+});
+copyFileSync(
+  new URL('../src/inspect-ui/index.html', import.meta.url),
+  new URL('../dist/inspect/index.html', import.meta.url),
+);
 
 // The library: our code bundled per entry point (shared parts in chunks), every dependency left as
 // an import of the installed package (zod, undici, yaml), as a library should.

@@ -3,6 +3,7 @@ import type { Action } from './commands/action.js';
 import { registerApi } from './commands/api.js';
 import { registerAuth } from './commands/auth.js';
 import { registerCompletion } from './commands/completion.js';
+import { registerInspect } from './commands/inspect.js';
 import type { CompletionContext } from './commands/completion-words.js';
 import { registerListen } from './commands/listen.js';
 import { registerLogs } from './commands/logs.js';
@@ -59,8 +60,14 @@ function registerLocal(root: Command, action: Action): void {
       new Option('--durability <mode>', 'full also survives power loss (slower writes)')
         .choices(['normal', 'full'])
         .default('normal'),
-    );
-  start.addHelpText('after', '\nExample:\n  $ partner local start --seed demo --port 8787\n');
+    )
+    .option('--inspect', 'also serve the inspect page (docs/inspect.md): deliveries, requests, menus, live')
+    .option('--inspect-port <port>', 'port of the inspect page (0, the default, picks a free one)')
+    .option('--open', 'open the inspect page in a browser (implies --inspect)');
+  start.addHelpText(
+    'after',
+    '\nExamples:\n  $ partner local start --seed demo --port 8787\n  $ partner local start --seed demo --inspect --open\n',
+  );
   action(start, async (ctx, _args, opts) => {
     const port = Number(opts.port);
     if (!/^\d+$/.test(String(opts.port)) || port > 65535)
@@ -74,6 +81,9 @@ function registerLocal(root: Command, action: Action): void {
         seed: opts.seed as 'demo' | 'none',
         ...(typeof opts.retrySchedule === 'string' ? { retrySchedule: opts.retrySchedule } : {}),
         durability: opts.durability as 'normal' | 'full',
+        ...(opts.inspect === true || opts.open === true
+          ? { inspect: { port: opts.inspectPort ?? '0', open: opts.open === true, insecure: ctx.insecure } }
+          : {}),
       },
       ctx.io,
     );
@@ -192,6 +202,7 @@ export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?:
   registerDemo(program, action);
   registerWebhookTools(program, action);
   registerListen(program, action);
+  registerInspect(program, action);
   registerLogs(program, action);
   registerTrigger(program, action);
   registerApi(program, action);

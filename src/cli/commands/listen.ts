@@ -22,16 +22,19 @@ function profileWebhookSecret(ctx: Ctx): string | undefined {
   return storedWebhookSecret(ctx.io.configDir, ctx.io.env, name);
 }
 
-function port(v: unknown): number {
+function portFlag(v: unknown, flag: string): number {
   const n = Number(v);
-  if (!/^\d+$/.test(String(v)) || n > 65535) throw new UsageError(`--port must be 0–65535, got "${v}"`);
+  if (!/^\d+$/.test(String(v)) || n > 65535) throw new UsageError(`${flag} must be 0–65535, got "${v}"`);
   return n;
 }
+const port = (v: unknown) => portFlag(v, '--port');
 
 interface LocalRegistration {
   operator: PartnerClient;
   businessId: number;
   webhookId?: number;
+  /** The operator API, for the inspect page (deliveries, replay, request log). */
+  target: { baseUrl: string; token: string };
 }
 
 async function runListen(ctx: Ctx, opts: Record<string, unknown>): Promise<number> {
@@ -55,7 +58,7 @@ async function runListen(ctx: Ctx, opts: Record<string, unknown>): Promise<numbe
   if (opts.local === true) {
     // The business of the active profile's key, and its webhook secret, from the local server.
     const { target } = await ctx.partner();
-    const { client: operator } = await ctx
+    const { client: operator, target: opTarget } = await ctx
       .operator(typeof opts.data === 'string' ? { dataDir: opts.data } : {})
       .catch((err: unknown) => {
         // Point at what listen takes (it has --data, not the operator commands' --server/--token).
@@ -71,7 +74,7 @@ async function runListen(ctx: Ctx, opts: Record<string, unknown>): Promise<numbe
       throw new UsageError(
         `--local: ${target.key} is not a credential of the local server at ${operator.baseUrl}`,
       );
-    local = { operator, businessId: mine.business_id };
+    local = { operator, businessId: mine.business_id, target: opTarget };
     secret ??= (
       (await operator.call('operatorWebhookSecret', { body: { business_id: mine.business_id } })) as {
         webhook_secret_key: string;
@@ -82,10 +85,15 @@ async function runListen(ctx: Ctx, opts: Record<string, unknown>): Promise<numbe
   if (!secret)
     throw new UsageError('missing --secret (or a profile saved with --webhook-secret, or --local)');
 
-  const [{ startReceiver }, fmt] = await Promise.all([
+  const inspectWanted = opts.inspect === true || opts.open === true;
+  const inspectPort = inspectWanted ? portFlag(opts.inspectPort ?? 0, '--inspect-port') : 0;
+  const [{ startReceiver }, fmt, insp] = await Promise.all([
     import('../listen/receiver.js'),
     import('../listen/format.js'),
+    inspectWanted ? import('../inspect/start.js') : undefined,
   ]);
+  // Created before the receiver so that no delivery is missed; the page starts once its URL is known.
+  const recorder = insp?.createRecorder();
   const json = ctx.json;
   const receiver = await startReceiver({
     host: typeof opts.host === 'string' ? opts.host : '127.0.0.1',
@@ -93,17 +101,53 @@ async function runListen(ctx: Ctx, opts: Record<string, unknown>): Promise<numbe
     secret,
     ...(events ? { events } : {}),
     ...(typeof opts.forwardTo === 'string' ? { forwardTo: opts.forwardTo } : {}),
-    onEvent: (e) => io.stdout.write(json ? fmt.jsonLine(e) : fmt.prettyEvent(e, ctx.color)),
+    onEvent: (e) => {
+      recorder?.listen.received(e);
+      io.stdout.write(json ? fmt.jsonLine(e) : fmt.prettyEvent(e, ctx.color));
+    },
     // With --json, stdout carries only event objects; forwarding results go to stderr.
     onForward: (r) =>
       (json ? io.stderr : io.stdout).write(fmt.prettyForward(r, json ? ctx.colorErr : ctx.color)),
-    onRejected: (r) => io.stderr.write(`rejected ${r.event_id ?? '(no event id)'}: ${r.reason}\n`),
+    onRejected: (r) => {
+      recorder?.listen.rejected(r);
+      io.stderr.write(`rejected ${r.event_id ?? '(no event id)'}: ${r.reason}\n`);
+    },
   }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE')
       throw new UsageError(`port ${opts.port ?? 4242} is in use: pass --port N (0 picks a free one)`);
     throw err;
   });
+  let inspect: Awaited<ReturnType<NonNullable<typeof insp>['startInspect']>> | undefined;
   try {
+    if (insp && recorder) {
+      const { partnerSource, announce } = await import('../inspect/command.js');
+      const { menuHistoryDir } = await import('../inspect/menu-history.js');
+      inspect = await insp
+        .startInspect({
+          mode: 'listen',
+          version: __PARTNER_VERSION__,
+          port: inspectPort,
+          recorder,
+          listen: {
+            url: receiver.url,
+            forwardTo: typeof opts.forwardTo === 'string' ? opts.forwardTo : null,
+          },
+          // With --local, the server's side too: delivery attempts, replay, the request log.
+          ...(local ? { operator: local.target } : {}),
+          partner: partnerSource(ctx),
+          insecure: ctx.insecure,
+          historyDir: menuHistoryDir(io.env, io.configDir),
+        })
+        .catch((err: NodeJS.ErrnoException) => {
+          if (err.code === 'EADDRINUSE')
+            throw new UsageError(
+              `--inspect-port ${inspectPort} is in use: pass --inspect-port N (0 picks a free one)`,
+            );
+          throw err;
+        });
+      // stderr: stdout carries the events (one JSON object per line with --json).
+      await announce(inspect, io.stderr, io.stderr, io.env, opts.open === true);
+    }
     if (local) {
       const wh = (await local.operator.call('operatorAddWebhook', {
         body: { business_id: local.businessId, url: receiver.url, event: 'all' },
@@ -122,6 +166,7 @@ async function runListen(ctx: Ctx, opts: Record<string, unknown>): Promise<numbe
           io.stderr.write(`could not remove webhook ${local?.webhookId}: ${err.message}\n`),
         );
     }
+    await inspect?.close();
     await receiver.close();
   }
   return 0;
@@ -148,10 +193,13 @@ export function registerListen(root: Command, action: Action): void {
       '--local',
       'register with the local server for every event of the profile’s business; removed on exit',
     )
-    .option('--data <dir>', 'local server data dir, for --local (default $PARTNER_DATA_DIR)');
+    .option('--data <dir>', 'local server data dir, for --local (default $PARTNER_DATA_DIR)')
+    .option('--inspect', 'also serve the inspect page (docs/inspect.md): these events live, resend to a URL')
+    .option('--inspect-port <port>', 'port of the inspect page (0, the default, picks a free one)')
+    .option('--open', 'open the inspect page in a browser (implies --inspect)');
   cmd.addHelpText(
     'after',
-    '\nExamples:\n  $ partner listen --local\n  $ partner listen --secret "$WEBHOOK_SECRET" --forward-to http://127.0.0.1:3000/webhooks --json\n',
+    '\nExamples:\n  $ partner listen --local\n  $ partner listen --local --inspect --open\n  $ partner listen --secret "$WEBHOOK_SECRET" --forward-to http://127.0.0.1:3000/webhooks --json\n',
   );
   action(cmd, (ctx, _args, opts) => runListen(ctx, opts));
 }

@@ -14,6 +14,8 @@ export interface LocalStartOptions {
   seed?: 'demo' | 'none';
   retrySchedule?: string;
   durability?: 'normal' | 'full';
+  /** --inspect: the inspect page beside the server (docs/inspect.md). */
+  inspect?: { port: unknown; open: boolean; insecure: boolean };
 }
 
 /** What `local start` needs of the CLI's IO (structurally a subset of the command Io). */
@@ -78,6 +80,9 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+  const inspectPort = opts.inspect
+    ? (await import('../inspect/command.js')).inspectPort(opts.inspect.port, '--inspect-port')
+    : 0;
   const dataDir = opts.data ?? defaultDataDir(io.env);
   // Before anything is opened or written: a second server on these files would rewrite
   // local.json and the `local` profile under the first one's feet.
@@ -145,6 +150,18 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
       );
     }
   }
+  let inspect: Awaited<ReturnType<typeof startLocalInspect>> | undefined;
+  try {
+    inspect = opts.inspect
+      ? await startLocalInspect(server, profiles, inspectPort, opts.inspect, io)
+      : undefined;
+  } catch (err) {
+    // Nothing half-started: the server stops and the data dir is free again.
+    await server.close().catch(() => undefined);
+    lock.release();
+    throw err;
+  }
+  if (inspect) out.push(`  inspect:  ${inspect.url}`);
   const cli = cliCommand(io.env, process.argv[1]);
   out.push(
     `  operator: ${dataDir}/local.json (base_url and operator token, mode 0600)`,
@@ -158,13 +175,65 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
     'Stop with Ctrl-C.',
   );
   io.stdout.write(`${out.join('\n')}\n`);
+  if (inspect && opts.inspect?.open) {
+    const { openBrowser } = await import('../inspect/open-browser.js');
+    const failed = await openBrowser(inspect.url, io.env);
+    if (failed)
+      io.stderr.write(`partner: could not open a browser (${failed}): open the inspect URL above yourself\n`);
+  }
 
   const signal = await (io.untilStopped ?? untilSignal)();
   io.stderr.write(`partner: ${signal}: finishing in-flight requests and closing the database\n`);
   try {
+    await inspect?.close();
     await server.close();
   } finally {
     lock.release();
   }
   return 0;
+}
+
+/**
+ * The inspect page of `local start --inspect`: this server's deliveries and request log through
+ * its operator API, and the menu preview with profile `local` when it is a credential of this server.
+ */
+async function startLocalInspect(
+  server: RunningServer,
+  profiles: ReturnType<typeof openProfiles>,
+  port: number,
+  o: NonNullable<LocalStartOptions['inspect']>,
+  io: LocalIo,
+) {
+  const [{ startInspect }, { menuHistoryDir }, { resolvePartnerTarget }, { defaultConfigDir }] =
+    await Promise.all([
+      import('../inspect/start.js'),
+      import('../inspect/menu-history.js'),
+      import('../target.js'),
+      import('../paths.js'),
+    ]);
+  const configDir = io.configDir ?? defaultConfigDir(io.env);
+  let partner: { baseUrl: string; key: string; secret: string } | { error: string };
+  try {
+    const t = resolvePartnerTarget({ configDir, env: io.env, profile: 'local', baseUrl: undefined });
+    partner = server.hasCredential(t.key)
+      ? { baseUrl: server.baseUrl, key: t.key, secret: t.secret }
+      : { error: `profile local (${t.key}) is not a credential of this server` };
+  } catch {
+    partner = {
+      error: `no profile local (in ${profiles.path}): start with --seed demo on an empty data dir, or add one`,
+    };
+  }
+  return startInspect({
+    mode: 'local',
+    version: typeof __PARTNER_VERSION__ === 'string' ? __PARTNER_VERSION__ : '0.0.0',
+    port,
+    operator: { baseUrl: server.baseUrl, token: server.operatorToken },
+    partner,
+    insecure: o.insecure,
+    historyDir: menuHistoryDir(io.env, configDir),
+  }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'EADDRINUSE')
+      throw new UsageError(`--inspect-port ${port} is in use: pass --inspect-port N (0 picks a free one)`);
+    throw err;
+  });
 }

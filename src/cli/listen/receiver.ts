@@ -15,6 +15,8 @@ export interface ReceivedEvent {
   body: unknown;
   /** The exact bytes received (what was signed). */
   raw: Buffer;
+  /** The request's headers, names in lower case (the inspect page shows them). */
+  headers?: Record<string, string>;
   /** For `service.order.cart.updated`: the carts remembered before this event, by order id. */
   previousCarts?: Record<string, unknown>;
 }
@@ -36,10 +38,19 @@ export interface ReceiverOptions {
   forwardTo?: string;
   onEvent(e: ReceivedEvent): void;
   onForward?(r: ForwardResult): void;
-  /** A delivery that failed verification (answered 401). */
-  onRejected?(info: { event_id: string | undefined; reason: string }): void;
+  /** A delivery that failed verification (answered 401); `raw` and `headers` are absent for a handler error. */
+  onRejected?(info: RejectedDelivery): void;
   maxRemembered?: number;
   now?: () => Date;
+}
+
+export interface RejectedDelivery {
+  event_id: string | undefined;
+  reason: string;
+  event_type?: string | undefined;
+  received_at?: string;
+  raw?: Buffer;
+  headers?: Record<string, string>;
 }
 
 export interface Receiver {
@@ -54,6 +65,15 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
 };
 
 const MAX_BODY = 5 * 1024 * 1024;
+
+/** Header names in lower case, repeated ones joined as Node joins them. */
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
 
 /**
  * A webhook receiver done as spec §6.5 says: verify the raw bytes in constant time, answer 401
@@ -93,6 +113,10 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
         opts.onRejected?.({
           event_id: eventId,
           reason: signature ? 'signature mismatch' : 'no x-partner-signature header',
+          event_type: header(req, 'x-partner-event-type'),
+          received_at: now().toISOString(),
+          raw,
+          headers: headersOf(req),
         });
         return;
       }
@@ -146,6 +170,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
         received_at: now().toISOString(),
         body,
         raw,
+        headers: headersOf(req),
         ...(previousCarts ? { previousCarts } : {}),
       });
     }

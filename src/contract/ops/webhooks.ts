@@ -3,6 +3,8 @@ import { DeletedPayload, Id, queryInt, tenantQuery } from '../schemas/common.js'
 import {
   AddWebhookBody,
   Delivery,
+  DeliveryFeed,
+  DeliveryFeedQuery,
   ReplayResult,
   Webhook,
   WebhookLogQuery,
@@ -96,6 +98,22 @@ export const webhookOperations = {
       example: 'partner operator webhooks log --status failed',
       // `event_id` would otherwise shorten to --event (the _id rule); the documented flag is --event-id.
       flags: { business_id: 'business', event_id: 'event-id' },
+    },
+  }),
+  operatorWebhookDeliveries: op({
+    id: 'operatorWebhookDeliveries',
+    method: 'GET',
+    path: '/v1/operator/webhooks/deliveries',
+    auth: 'operator',
+    scopes: [],
+    summary:
+      'Deliveries in the order they changed, each with its exact body, headers and attempts; since and after_id go on from a cursor',
+    query: DeliveryFeedQuery,
+    response: DeliveryFeed,
+    cli: {
+      command: ['operator', 'webhooks', 'deliveries'],
+      example: 'partner operator webhooks deliveries --since 2026-01-01T00:00:00Z --json',
+      flags: { business_id: 'business' },
     },
   }),
   operatorReplayWebhook: op({

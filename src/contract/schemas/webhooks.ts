@@ -74,3 +74,38 @@ export const WebhookLogQuery = z.strictObject({
 });
 
 export const ReplayResult = z.object({ event_id: z.string(), deliveries: z.array(Delivery) });
+
+/** A delivery with what its receiver gets: the exact body and the headers (partner inspect). */
+export const DeliveryDetail = Delivery.extend({
+  brand_id: z.number().int().nullable(),
+  branch_id: z.number().int().nullable(),
+  /** Ids of the orders the body carries. */
+  order_ids: z.array(z.number().int()),
+  /** The exact body sent, UTF-8 JSON text. */
+  body: z.string(),
+  /**
+   * The headers of the latest attempt (the first one's, before it is made); the signature is made
+   * with the business's current webhook secret, absent while the business has none.
+   */
+  headers: z.record(z.string(), z.string()),
+});
+
+/** Where a feed of deliveries goes on from: the last one read, in (updated_at, id) order. */
+export const DeliveryCursor = z.object({ since: IsoDateTime, after_id: z.number().int() });
+
+export const DeliveryFeedQuery = z.strictObject({
+  since: IsoDateTime.optional().describe(
+    'only deliveries changed at or after this time, oldest change first (without it: the LIMIT most recently changed)',
+  ),
+  after_id: queryInt(z.number().int().min(0))
+    .default(0)
+    .describe('with since: of the deliveries changed exactly at since, only those with a larger id'),
+  business_id: queryInt(z.number().int().positive()).optional(),
+  limit: queryInt(z.number().int().min(1).max(1000)).default(200),
+});
+
+export const DeliveryFeed = z.object({
+  results: z.array(DeliveryDetail),
+  /** Pass as since and after_id for the changes after these; null when there were none. */
+  next: DeliveryCursor.nullable(),
+});

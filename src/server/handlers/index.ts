@@ -7,6 +7,7 @@ import { operatorHandlers } from './operator.js';
 import { orderHandlers } from './orders.js';
 import { requestLogHandlers } from './request-log.js';
 import { webhookHandlers } from './webhooks.js';
+import { webhookDeliveryHandlers } from './webhook-deliveries.js';
 
 /** Every operation of the contract table has exactly one handler here (the compiler checks it). */
 export const HANDLERS: HandlerTable = {
@@ -18,4 +19,5 @@ export const HANDLERS: HandlerTable = {
   ...orderHandlers,
   ...requestLogHandlers,
   ...webhookHandlers,
+  ...webhookDeliveryHandlers,
 };

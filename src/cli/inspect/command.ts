@@ -1,0 +1,107 @@
+import type { Ctx } from '../context.js';
+import { UsageError } from '../errors.js';
+import { untilSignal } from '../io.js';
+import { resolveOperatorTarget, resolvePartnerTarget } from '../target.js';
+import { menuHistoryDir } from './menu-history.js';
+import { openBrowser } from './open-browser.js';
+import type { Inspect, InspectOptions } from './start.js';
+
+// `partner inspect` (docs/inspect.md): the page over the local server found the way the operator
+// commands find it (webhook deliveries, the request log) and the active profile (menu preview).
+
+export function inspectPort(v: unknown, flag = '--port'): number {
+  const n = Number(v ?? 0);
+  if (!/^\d+$/.test(String(v ?? 0)) || n > 65535) throw new UsageError(`${flag} must be 0–65535, got "${v}"`);
+  return n;
+}
+
+/** The message of a source that could not be set up: the first line of the error. */
+const reason = (err: unknown) => (err as Error).message;
+
+/** The operator API of the local server, or why there is none. */
+export function operatorSource(
+  ctx: Ctx,
+  opts: Record<string, unknown>,
+): NonNullable<InspectOptions['operator']> {
+  try {
+    return resolveOperatorTarget({
+      env: ctx.io.env,
+      server: opts.server as string | undefined,
+      token: opts.token as string | undefined,
+      dataDir: opts.data as string | undefined,
+    });
+  } catch (err) {
+    if ((err as Error).message.includes('go together')) throw err;
+    return { error: reason(err) };
+  }
+}
+
+/** The credential the commands would use (flag, environment, profile), or why there is none. */
+export function partnerSource(ctx: Ctx): NonNullable<InspectOptions['partner']> {
+  try {
+    const t = resolvePartnerTarget({
+      configDir: ctx.io.configDir,
+      env: ctx.io.env,
+      profile: ctx.globals.profile,
+      baseUrl: ctx.globals.baseUrl,
+    });
+    return { baseUrl: t.baseUrl, key: t.key, secret: t.secret };
+  } catch (err) {
+    return { error: reason(err) };
+  }
+}
+
+/** Prints where the page is and opens it when asked; `out` is stdout, or stderr where stdout carries data. */
+export async function announce(
+  inspect: Inspect,
+  out: { write(s: string): unknown },
+  err: { write(s: string): unknown },
+  env: NodeJS.ProcessEnv,
+  open: boolean,
+): Promise<void> {
+  out.write(`Inspect: ${inspect.url}\n`);
+  if (!open) return;
+  const failed = await openBrowser(inspect.url, env);
+  if (failed) err.write(`partner: could not open a browser (${failed}): open the URL above yourself\n`);
+}
+
+export async function runInspect(ctx: Ctx, opts: Record<string, unknown>): Promise<number> {
+  const { io } = ctx;
+  const port = inspectPort(opts.port);
+  const operator = operatorSource(ctx, opts);
+  const partner = partnerSource(ctx);
+  const missing = (m: unknown): m is { error: string } => typeof m === 'object' && m !== null && 'error' in m;
+  if (missing(operator) && missing(partner))
+    throw new UsageError(`nothing to inspect: ${operator.error}; and for the menu preview, ${partner.error}`);
+  const { startInspect } = await import('./start.js');
+  const inspect = await startInspect({
+    mode: 'inspect',
+    version: __PARTNER_VERSION__,
+    port,
+    operator,
+    partner,
+    insecure: ctx.insecure,
+    historyDir: menuHistoryDir(io.env, io.configDir),
+  }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'EADDRINUSE')
+      throw new UsageError(`--port ${port} is in use: pass --port N (0 picks a free one)`);
+    throw err;
+  });
+  try {
+    await announce(inspect, io.stdout, io.stderr, io.env, opts.open === true);
+    const lines = [
+      missing(operator)
+        ? `  webhooks, requests: ${operator.error}`
+        : `  webhooks, requests: the local server at ${operator.baseUrl}`,
+      missing(partner)
+        ? `  menu preview:       ${partner.error}`
+        : `  menu preview:       ${partner.key} at ${partner.baseUrl}`,
+      'Ctrl-C stops.',
+    ];
+    io.stderr.write(`${lines.join('\n')}\n`);
+    await (io.untilStopped ?? untilSignal)();
+  } finally {
+    await inspect.close();
+  }
+  return 0;
+}
