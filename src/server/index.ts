@@ -5,7 +5,7 @@ import { HANDLERS } from './handlers/index.js';
 import type { AuthThrottleLimits } from './domain/auth-throttle.js';
 import { buildApp, type HttpTimeouts } from './http/app.js';
 import { CredentialAuth } from './http/auth.js';
-import type { Services } from './http/context.js';
+import type { Services } from './handlers/context.js';
 import { IdempotencyStore } from './http/idempotency-store.js';
 import { GroupCommit } from './http/group-commit.js';
 import { RateLimiter } from './http/rate-limiter.js';

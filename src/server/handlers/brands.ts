@@ -8,8 +8,8 @@ import {
 } from '../domain/branches.js';
 import { offsetOf } from '../domain/pagination.js';
 import { PROVIDERS } from '../domain/reference-data.js';
-import { ApiError, invalid, notFound } from '../http/api-error.js';
-import { type HandlersFor, RawJson } from '../http/context.js';
+import { ApiError, invalid, notFound } from '../errors.js';
+import { type HandlersFor, RawJson } from './context.js';
 import { sql } from '../http/prepared.js';
 
 const PROVIDER_IDS = new Set(PROVIDERS.map((p) => p.id));

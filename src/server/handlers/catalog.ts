@@ -10,8 +10,8 @@ import {
   PROVIDERS,
 } from '../domain/reference-data.js';
 import type { Db } from '../store/db.js';
-import { ApiError, notFound } from '../http/api-error.js';
-import { type HandlersFor, RawJson } from '../http/context.js';
+import { ApiError, notFound } from '../errors.js';
+import { type HandlersFor, RawJson } from './context.js';
 import { sql } from '../http/prepared.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -11,8 +11,8 @@ import {
   setEnabled,
 } from '../domain/menus.js';
 import { offsetOf } from '../domain/pagination.js';
-import { ApiError, type FieldIssue, invalid } from '../http/api-error.js';
-import type { HandlersFor, PartnerCtx } from '../http/context.js';
+import { ApiError, type FieldIssue, invalid } from '../errors.js';
+import type { HandlersFor, PartnerCtx } from './context.js';
 import { sql } from '../http/prepared.js';
 import type { Db } from '../store/db.js';
 import {

@@ -16,7 +16,7 @@ import {
   type Times,
 } from '../domain/menus.js';
 import { PROVIDERS } from '../domain/reference-data.js';
-import { ApiError, type FieldIssue, invalid, notFound } from '../http/api-error.js';
+import { ApiError, type FieldIssue, invalid, notFound } from '../errors.js';
 import { sql } from '../http/prepared.js';
 import type { Db } from '../store/db.js';
 

@@ -6,8 +6,8 @@ import {
   renderTemplate,
 } from '../domain/menus.js';
 import { offsetOf } from '../domain/pagination.js';
-import { ApiError, type FieldIssue, invalid, notFound } from '../http/api-error.js';
-import { type HandlersFor, RawJson } from '../http/context.js';
+import { ApiError, type FieldIssue, invalid, notFound } from '../errors.js';
+import { type HandlersFor, RawJson } from './context.js';
 import { sql } from '../http/prepared.js';
 import type { Db } from '../store/db.js';
 import { bumpBranch, loadStates } from './menu-stock.js';

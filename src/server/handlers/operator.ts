@@ -1,8 +1,8 @@
 import { DEFAULT_ROTATION_GRACE_S } from '../domain/auth.js';
 import { hashSecret, newToken } from '../security/secrets.js';
 import type { Db } from '../store/db.js';
-import { invalidField, notFound } from '../http/api-error.js';
-import type { HandlersFor, Services } from '../http/context.js';
+import { invalidField, notFound } from '../errors.js';
+import type { HandlersFor, Services } from './context.js';
 import { sql } from '../http/prepared.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();

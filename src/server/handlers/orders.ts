@@ -22,8 +22,8 @@ import {
 } from '../domain/order-simulation.js';
 import { offsetOf } from '../domain/pagination.js';
 import { CURRENCIES, PROVIDERS } from '../domain/reference-data.js';
-import { ApiError, invalid, invalidField, notFound } from '../http/api-error.js';
-import { type HandlersFor, RawJson } from '../http/context.js';
+import { ApiError, invalid, invalidField, notFound } from '../errors.js';
+import { type HandlersFor, RawJson } from './context.js';
 import { sql } from '../http/prepared.js';
 import { enqueueEvent } from '../outbox/outbox.js';
 import type { Db } from '../store/db.js';

@@ -1,7 +1,7 @@
 import { rotateWebhookSecret, webhookSecret } from '../delivery/secrets.js';
 import { getEvent, type OutboxEvent, seqOfEventId } from '../outbox/outbox.js';
-import { ApiError, invalidField, notFound } from '../http/api-error.js';
-import type { HandlersFor, OperatorCtx } from '../http/context.js';
+import { ApiError, invalidField, notFound } from '../errors.js';
+import type { HandlersFor, OperatorCtx } from './context.js';
 import { sql } from '../http/prepared.js';
 import type { Db } from '../store/db.js';
 

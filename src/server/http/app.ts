@@ -14,12 +14,12 @@ import {
   validKey,
 } from '../domain/idempotency.js';
 import { AllowedMethods } from './allowed-methods.js';
-import { ApiError, type FieldIssue } from './api-error.js';
+import { ApiError, type FieldIssue } from '../errors.js';
 import { CredentialAuth, checkOperator, type AuthedCredential } from './auth.js';
 import { decodedBody, hasBody } from './content-encoding.js';
 import { registerStrictJson } from './json-body.js';
-import type { HandlerTable, PartnerCtx, Services } from './context.js';
-import { RawJson } from './context.js';
+import type { HandlerTable, PartnerCtx, Services } from '../handlers/context.js';
+import { RawJson } from '../handlers/context.js';
 import { IdempotencyStore } from './idempotency-store.js';
 
 export const BODY_LIMIT = 1024 * 1024;

@@ -10,7 +10,7 @@ import { dummyHash, safeEqual, sha256, verifySecret } from '../security/secrets.
 import type { Scope } from '../../contract/scopes.js';
 import type { Db } from '../store/db.js';
 import { sql } from './prepared.js';
-import { ApiError } from './api-error.js';
+import { ApiError } from '../errors.js';
 
 export interface AuthedCredential {
   key: string;

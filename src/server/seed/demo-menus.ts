@@ -3,7 +3,7 @@
 // Thai noodles and desserts for business 2 (THB). Written through the menu store functions,
 // not HTTP, inside one transaction.
 import type { AuthedCredential } from '../http/auth.js';
-import type { PartnerCtx, Services } from '../http/context.js';
+import type { PartnerCtx, Services } from '../handlers/context.js';
 import { sql } from '../http/prepared.js';
 import { menuStockHandlers } from '../handlers/menu-stock.js';
 import {

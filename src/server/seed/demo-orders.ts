@@ -11,7 +11,7 @@ import {
   type HistoryEntry,
   insertOrder,
 } from '../handlers/orders.js';
-import type { Services } from '../http/context.js';
+import type { Services } from '../handlers/context.js';
 import type { SeededBusiness } from './demo.js';
 
 const MIN = 60_000;

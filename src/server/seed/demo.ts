@@ -1,7 +1,7 @@
 import { SCOPES } from '../../contract/scopes.js';
 import { insertBranch } from '../handlers/brands.js';
 import { issueCredential } from '../handlers/operator.js';
-import type { Services } from '../http/context.js';
+import type { Services } from '../handlers/context.js';
 import { sql } from '../http/prepared.js';
 import { DEMO_BUSINESSES } from './demo-data.js';
 import { seedDemoMenus } from './demo-menus.js';

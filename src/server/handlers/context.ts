@@ -1,10 +1,10 @@
 import type { OperationId, Operations } from '../../contract/operations.js';
 import type { OperationInput, OperationOutput, OperationSpec } from '../../contract/operation.js';
 import type { Db } from '../store/db.js';
-import type { AuthedCredential, CredentialAuth } from './auth.js';
-import type { RateLimiter } from './rate-limiter.js';
+import type { AuthedCredential, CredentialAuth } from '../http/auth.js';
+import type { RateLimiter } from '../http/rate-limiter.js';
 import type { Sealer } from '../security/sealed.js';
-import type { GroupCommit } from './group-commit.js';
+import type { GroupCommit } from '../http/group-commit.js';
 
 /** Long-lived parts of a running server, shared by every request. */
 export interface Services {
