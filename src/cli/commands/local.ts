@@ -136,7 +136,7 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
       out.push("  (the second business shows tenancy: its key sees none of the first one's data)");
   } else {
     const local = profiles.get('local');
-    if (local && server.hasCredential(local.key)) {
+    if (local && (await server.hasCredential(local.key))) {
       if (local.base_url !== server.baseUrl) profiles.save({ ...local, base_url: server.baseUrl });
       out.push(`  profile:  local → ${local.key}, base URL ${server.baseUrl}`);
     } else {

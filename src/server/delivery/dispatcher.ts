@@ -12,9 +12,9 @@ import {
   retryDelay,
   type WebhookTarget,
 } from '../domain/delivery.js';
-import { sql } from '../http/prepared.js';
+import { sql } from '../store/sqlite/statements.js';
 import { onEnqueue } from '../outbox/outbox.js';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/db.js';
 import { webhookSecret } from './secrets.js';
 import type { Sealer } from '../security/sealed.js';
 

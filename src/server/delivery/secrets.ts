@@ -1,7 +1,7 @@
 import { newToken } from '../security/secrets.js';
 import type { Sealer } from '../security/sealed.js';
-import { sql } from '../http/prepared.js';
-import type { Db } from '../store/db.js';
+import { sql } from '../store/sqlite/statements.js';
+import type { Db } from '../store/sqlite/db.js';
 
 /** The business's webhook_secret_key, created on first use (sealed at rest). */
 export function webhookSecret(db: Db, sealer: Sealer, businessId: number, now: number): string {

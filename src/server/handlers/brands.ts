@@ -1,4 +1,4 @@
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/db.js';
 import {
   checkReferences,
   composeBranch,
@@ -10,7 +10,7 @@ import { offsetOf } from '../domain/pagination.js';
 import { PROVIDERS } from '../domain/reference-data.js';
 import { ApiError, invalid, notFound } from '../errors.js';
 import { type HandlersFor, RawJson } from './context.js';
-import { sql } from '../http/prepared.js';
+import { sql } from '../store/sqlite/statements.js';
 
 const PROVIDER_IDS = new Set(PROVIDERS.map((p) => p.id));
 const iso = (ms: number) => new Date(ms).toISOString();

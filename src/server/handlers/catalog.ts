@@ -9,10 +9,10 @@ import {
   PAYMENT_STATUSES,
   PROVIDERS,
 } from '../domain/reference-data.js';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/db.js';
 import { ApiError, notFound } from '../errors.js';
 import { type HandlersFor, RawJson } from './context.js';
-import { sql } from '../http/prepared.js';
+import { sql } from '../store/sqlite/statements.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

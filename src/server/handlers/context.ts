@@ -1,24 +1,23 @@
 import type { OperationId, Operations } from '../../contract/operations.js';
 import type { OperationInput, OperationOutput, OperationSpec } from '../../contract/operation.js';
-import type { Db } from '../store/db.js';
-import type { AuthedCredential, CredentialAuth } from '../http/auth.js';
-import type { RateLimiter } from '../http/rate-limiter.js';
+import type { AuthedCredential } from '../domain/auth.js';
+import type { Db } from '../store/sqlite/db.js';
 import type { Sealer } from '../security/sealed.js';
-import type { GroupCommit } from '../http/group-commit.js';
+import type { Store, TenantTx } from '../store/store.js';
 
 /** Long-lived parts of a running server, shared by every request. */
 export interface Services {
   db: Db;
+  /** The store: units of work over the backend (store/store.ts). */
+  store: Store;
   /** Milliseconds since the epoch; injectable so tests can move time. */
   now: () => number;
-  auth: CredentialAuth;
-  limiter: RateLimiter;
+  /** Cached verifications: every operator change to a credential forgets its key's. */
+  auth: { invalidate(key: string): void };
   operatorToken: string;
   version: string;
   /** Webhook retry delays in ms. */
   retrySchedule: number[];
-  /** The shared transaction of this event-loop turn's partner writes. */
-  group: GroupCommit;
   /** Seals webhook signing keys at rest. */
   sealer: Sealer;
   /** The webhook dispatcher, when running: operator actions wake it. */
@@ -34,8 +33,16 @@ export interface PartnerCtx extends PublicCtx {
   credential: AuthedCredential;
   /** Tenancy: every read and write is confined to this business. */
   businessId: number;
+  /**
+   * The request's unit of work seen by the credential's business: a write operation's whole
+   * handler runs in one unit with its Idempotency-Key answer, a read's in a read unit.
+   */
+  store: TenantTx;
 }
-export type OperatorCtx = PublicCtx;
+export interface OperatorCtx extends PublicCtx {
+  /** Unscoped: operator handlers open their own units (they may hash between them). */
+  store: Store;
+}
 
 /** A payload already serialised (e.g. stored records concatenated), sent as `data` untouched. */
 export class RawJson {
@@ -45,16 +52,14 @@ export class RawJson {
 type Result<O extends OperationSpec> = OperationOutput<O> | RawJson;
 
 /**
- * Partner writes must be synchronous: they run inside one SQLite transaction together with the
- * idempotency record (and any outbox event), so a failure leaves nothing half-written.
+ * A partner handler runs inside a unit of work (ctx.store): it awaits nothing but the store, so
+ * a write and its idempotency answer (and any outbox event) commit together or not at all.
  */
 export type Handler<O extends OperationSpec> = O['auth'] extends 'operator'
   ? (ctx: OperatorCtx, input: OperationInput<O>) => Result<O> | Promise<Result<O>>
   : O['auth'] extends 'none'
     ? (ctx: PublicCtx, input: OperationInput<O>) => Result<O>
-    : O['method'] extends 'GET'
-      ? (ctx: PartnerCtx, input: OperationInput<O>) => Result<O> | Promise<Result<O>>
-      : (ctx: PartnerCtx, input: OperationInput<O>) => Result<O>;
+    : (ctx: PartnerCtx, input: OperationInput<O>) => Result<O> | Promise<Result<O>>;
 
 export type HandlerTable = { [K in OperationId]: Handler<Operations[K]> };
 export type HandlersFor<K extends OperationId> = { [P in K]: Handler<Operations[P]> };

@@ -17,8 +17,8 @@ import {
 } from '../domain/menus.js';
 import { PROVIDERS } from '../domain/reference-data.js';
 import { ApiError, type FieldIssue, invalid, notFound } from '../errors.js';
-import { sql } from '../http/prepared.js';
-import type { Db } from '../store/db.js';
+import { sql } from '../store/sqlite/statements.js';
+import type { Db } from '../store/sqlite/db.js';
 
 const PROVIDER_IDS = new Set(PROVIDERS.map((p) => String(p.id)));
 export const iso = (ms: number) => new Date(ms).toISOString();

@@ -8,8 +8,8 @@ import {
 import { offsetOf } from '../domain/pagination.js';
 import { ApiError, type FieldIssue, invalid, notFound } from '../errors.js';
 import { type HandlersFor, RawJson } from './context.js';
-import { sql } from '../http/prepared.js';
-import type { Db } from '../store/db.js';
+import { sql } from '../store/sqlite/statements.js';
+import type { Db } from '../store/sqlite/db.js';
 import { bumpBranch, loadStates } from './menu-stock.js';
 import {
   branchOf,

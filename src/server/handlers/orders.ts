@@ -24,9 +24,9 @@ import { offsetOf } from '../domain/pagination.js';
 import { CURRENCIES, PROVIDERS } from '../domain/reference-data.js';
 import { ApiError, invalid, invalidField, notFound } from '../errors.js';
 import { type HandlersFor, RawJson } from './context.js';
-import { sql } from '../http/prepared.js';
+import { sql } from '../store/sqlite/statements.js';
 import { enqueueEvent } from '../outbox/outbox.js';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/sqlite/db.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -480,19 +480,17 @@ export const orderHandlers: HandlersFor<
     return new RawJson(save(db, row, o, updatedMs));
   },
 
-  operatorCreateOrder: ({ db, now }, { body }) =>
-    new RawJson(db.transaction(() => simulateOrder(db, body, now))()),
+  operatorCreateOrder: ({ store, db, now }, { body }) =>
+    store.write(async () => new RawJson(simulateOrder(db, body, now))),
 
-  operatorReplaceOrderCart: ({ db, now }, { params, body }) =>
-    new RawJson(db.transaction(() => replaceCart(db, params.id, body, now))()),
+  operatorReplaceOrderCart: ({ store, db, now }, { params, body }) =>
+    store.write(async () => new RawJson(replaceCart(db, params.id, body, now))),
 
-  operatorSetOrderStatus: ({ db, now }, { params, body }) =>
-    new RawJson(
-      db.transaction(() => {
-        const row = anyOrderRow(db, params.id);
-        const reason =
-          body.status === 'CANCELLED' ? (body.cancellation_reason ?? 'cancelled by operator') : null;
-        return changeStatus(db, row, body.status, 'operator', now, reason);
-      })(),
-    ),
+  operatorSetOrderStatus: ({ store, db, now }, { params, body }) =>
+    store.write(async () => {
+      const row = anyOrderRow(db, params.id);
+      const reason =
+        body.status === 'CANCELLED' ? (body.cancellation_reason ?? 'cancelled by operator') : null;
+      return new RawJson(changeStatus(db, row, body.status, 'operator', now, reason));
+    }),
 };

@@ -3,8 +3,8 @@
 // event without its change. Delivery (webhooks, retries) reads these rows; it lives elsewhere.
 import { randomBytes } from 'node:crypto';
 import type { OrderEventType } from '../../contract/schemas/orders.js';
-import { sql } from '../http/prepared.js';
-import type { Db } from '../store/db.js';
+import { sql } from '../store/sqlite/statements.js';
+import type { Db } from '../store/sqlite/db.js';
 
 export type OutboxStatus = 'pending' | 'delivered' | 'failed';
 

@@ -4,7 +4,7 @@
 // not HTTP, inside one transaction.
 import type { AuthedCredential } from '../http/auth.js';
 import type { PartnerCtx, Services } from '../handlers/context.js';
-import { sql } from '../http/prepared.js';
+import { sql } from '../store/sqlite/statements.js';
 import { menuStockHandlers } from '../handlers/menu-stock.js';
 import {
   createCategory,
@@ -683,7 +683,7 @@ export function seedDemoMenus(services: Services, businesses: SeededBusiness[]):
       const branch = biz.branches[0];
       if (!branch) continue;
       const credential: AuthedCredential = { key: 'demo-seed', businessId: biz.id, scopes: [], rateLimit: 0 };
-      const ctx: PartnerCtx = { services, db, now, credential, businessId: biz.id };
+      const ctx = { services, db, now, credential, businessId: biz.id } as PartnerCtx;
       const limited = ['KK-EKS-1L', 'SL-BOAT-SET5'].filter((s) => skuItems.has(s));
       const seasonal = ['KK-V60-KINT', 'SL-BAMEEPOO'].filter((s) => skuItems.has(s));
       if (limited.length) {

@@ -1,8 +1,8 @@
 import { SCOPES } from '../../contract/scopes.js';
 import { insertBranch } from '../handlers/brands.js';
-import { issueCredential } from '../handlers/operator.js';
+import { issueCredential } from '../services/credentials.js';
 import type { Services } from '../handlers/context.js';
-import { sql } from '../http/prepared.js';
+import { sql } from '../store/sqlite/statements.js';
 import { DEMO_BUSINESSES } from './demo-data.js';
 import { seedDemoMenus } from './demo-menus.js';
 import { seedDemoOrders } from './demo-orders.js';
@@ -80,7 +80,7 @@ export async function seedDemo(services: Services): Promise<SeededCredential[]> 
   seedDemoMenus(services, businesses);
   seedDemoOrders(services, businesses);
   for (const b of businesses) {
-    const c = await issueCredential(services, { business_id: b.id, scopes: SCOPES });
+    const c = await issueCredential(services.store, { business_id: b.id, scopes: SCOPES }, services.now);
     out.push({ business_id: b.id, business_title: b.title, key: c.key, secret: c.secret });
   }
   return out;
