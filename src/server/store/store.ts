@@ -1,7 +1,9 @@
 // The store layer's contract, free of any SQL dialect: the server (handlers, services, the
 // webhook dispatcher, the seed) sees only these interfaces; each backend implements them
 // (store/sqlite/… today).
-import type { BusinessesRepo, CredentialsRepo } from './credentials-repo.js';
+import type { BranchesRepo, BrandsRepo } from './brands-repo.js';
+import type { PriceGroupsRepo } from './catalog-repo.js';
+import type { BusinessesRepo, BusinessRow, CredentialsRepo } from './credentials-repo.js';
 import type { IdempotencyAnswers, IdempotencyClaims } from './idempotency-repo.js';
 import type { RateLimits } from './rate-limits-repo.js';
 
@@ -52,4 +54,8 @@ export interface Tx {
  */
 export interface TenantTx {
   readonly businessId: number;
+  business(): Promise<BusinessRow>;
+  readonly brands: BrandsRepo;
+  readonly branches: BranchesRepo;
+  readonly priceGroups: PriceGroupsRepo;
 }

@@ -2,7 +2,7 @@ import type { Store, UnitFn } from '../store.js';
 import type { Db } from './db.js';
 import { MemoryClaims } from './idempotency-repo.js';
 import { MemoryRateLimits } from './rate-limits-repo.js';
-import { SqliteTx } from './tx.js';
+import { SqliteShared, SqliteTx } from './tx.js';
 import { type UnitOfWorkError, UnitQueue } from './unit-of-work.js';
 
 export interface SqliteStoreOptions {
@@ -15,6 +15,7 @@ export class SqliteStore implements Store {
   readonly claims: MemoryClaims;
   readonly rateLimits = new MemoryRateLimits();
   readonly units: UnitQueue;
+  private readonly shared = new SqliteShared();
 
   constructor(
     /** The connection itself, for tests and tools only: the server goes through units. */
@@ -23,14 +24,15 @@ export class SqliteStore implements Store {
   ) {
     this.claims = new MemoryClaims(db);
     this.units = new UnitQueue(db, opts.onStuck ? { onStuck: opts.onStuck } : {});
+    this.units.onRollback(() => this.shared.clear());
   }
 
   read<T>(fn: UnitFn<T>): Promise<T> {
-    return this.units.run('read', (unit) => fn(new SqliteTx(this.db, unit)));
+    return this.units.run('read', (unit) => fn(new SqliteTx(this.db, unit, this.shared)));
   }
 
   write<T>(fn: UnitFn<T>): Promise<T> {
-    return this.units.run('write', (unit) => fn(new SqliteTx(this.db, unit)));
+    return this.units.run('write', (unit) => fn(new SqliteTx(this.db, unit, this.shared)));
   }
 
   onCommit(fn: () => void): () => void {

@@ -1,10 +1,33 @@
 import type { Statement } from 'better-sqlite3';
+import type { BusinessRow } from '../credentials-repo.js';
 import type { TenantTx, Tx } from '../store.js';
-import type { Db } from './db.js';
+import { BranchPageCache, SqliteBranches, SqliteBrands } from './brands-repo.js';
+import { SqlitePriceGroups } from './catalog-repo.js';
 import { SqliteBusinesses, SqliteCredentials } from './credentials-repo.js';
+import type { Db } from './db.js';
 import { SqliteIdempotencyAnswers } from './idempotency-repo.js';
 import { sql } from './statements.js';
 import type { Unit } from './unit-of-work.js';
+
+/** What every unit of one store shares: caches only this process can keep true. */
+export class SqliteShared {
+  readonly branchPages = new BranchPageCache();
+
+  /** A group rolled back: anything cached from what it had written is gone with it. */
+  clear(): void {
+    this.branchPages.clear();
+  }
+}
+
+/** Memoised per handle: repositories are cheap, but a unit often asks for the same one twice. */
+function memo<T>(self: { cache: Map<string, unknown> }, key: string, make: () => T): T {
+  let v = self.cache.get(key) as T | undefined;
+  if (v === undefined) {
+    v = make();
+    self.cache.set(key, v);
+  }
+  return v;
+}
 
 /**
  * One unit's handle on the connection. Repositories reach SQL only through `select` and `change`,
@@ -12,13 +35,12 @@ import type { Unit } from './unit-of-work.js';
  * or a write from a read unit, fails instead of touching someone else's transaction.
  */
 export class SqliteTx implements Tx {
-  private answers?: SqliteIdempotencyAnswers;
-  private businessesRepo?: SqliteBusinesses;
-  private credentialsRepo?: SqliteCredentials;
+  readonly cache = new Map<string, unknown>();
 
   constructor(
     readonly db: Db,
     readonly unit: Unit,
+    readonly shared: SqliteShared,
   ) {}
 
   /** A cached statement that reads. */
@@ -50,29 +72,51 @@ export class SqliteTx implements Tx {
     return value;
   }
 
-  tenant(businessId: number): TenantTx {
-    return new SqliteTenantTx(this, businessId);
+  tenant(businessId: number): SqliteTenantTx {
+    return memo(this, `tenant:${businessId}`, () => new SqliteTenantTx(this, businessId));
   }
 
   get idempotency(): SqliteIdempotencyAnswers {
-    this.answers ??= new SqliteIdempotencyAnswers(this);
-    return this.answers;
+    return memo(this, 'idempotency', () => new SqliteIdempotencyAnswers(this));
   }
 
   get businesses(): SqliteBusinesses {
-    this.businessesRepo ??= new SqliteBusinesses(this);
-    return this.businessesRepo;
+    return memo(this, 'businesses', () => new SqliteBusinesses(this));
   }
 
   get credentials(): SqliteCredentials {
-    this.credentialsRepo ??= new SqliteCredentials(this);
-    return this.credentialsRepo;
+    return memo(this, 'credentials', () => new SqliteCredentials(this));
   }
 }
 
+/** One business's view of a unit: every repository here is built around its business id. */
 export class SqliteTenantTx implements TenantTx {
+  readonly cache = new Map<string, unknown>();
+
   constructor(
     readonly tx: SqliteTx,
     readonly businessId: number,
   ) {}
+
+  async business(): Promise<BusinessRow> {
+    const b = await this.tx.businesses.get(this.businessId);
+    if (!b) throw new Error(`business ${this.businessId} does not exist`);
+    return b;
+  }
+
+  get brands(): SqliteBrands {
+    return memo(this, 'brands', () => new SqliteBrands(this.tx, this.businessId));
+  }
+
+  get branches(): SqliteBranches {
+    return memo(
+      this,
+      'branches',
+      () => new SqliteBranches(this.tx, this.businessId, this.tx.shared.branchPages),
+    );
+  }
+
+  get priceGroups(): SqlitePriceGroups {
+    return memo(this, 'priceGroups', () => new SqlitePriceGroups(this.tx, this.businessId));
+  }
 }
