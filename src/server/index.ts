@@ -9,6 +9,7 @@ import { Dispatcher } from './delivery/dispatcher.js';
 import { Sealer } from './security/sealed.js';
 import { newToken } from './security/secrets.js';
 import { type SeededCredential, seedDemo } from './seed/demo.js';
+import { MenuRenderCache } from './services/menus/publish.js';
 import { type Db, openDb } from './store/sqlite/db.js';
 import { SqliteStore } from './store/sqlite/store.js';
 
@@ -93,7 +94,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     version: opts.version ?? '0.0.0',
     retrySchedule: opts.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
     sealer: Sealer.fromFile(join(opts.dataDir, 'secret.key')),
+    menuRenders: new MenuRenderCache(),
   };
+  // A failed group commit takes back what it wrote: renderings built from it go too.
+  store.units.onRollback(() => services.menuRenders.clear());
   const purgeAnswers = () => store.write((tx) => tx.idempotency.purge(now()));
   await purgeAnswers();
   // Stored answers are kept 24 h; drop expired ones hourly so a long-running server stays small.

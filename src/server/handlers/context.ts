@@ -3,6 +3,7 @@ import type { OperationInput, OperationOutput, OperationSpec } from '../../contr
 import type { AuthedCredential } from '../domain/auth.js';
 import type { Db } from '../store/sqlite/db.js';
 import type { Sealer } from '../security/sealed.js';
+import type { MenuRenderCache } from '../services/menus/publish.js';
 import type { Store, TenantTx } from '../store/store.js';
 
 /** Long-lived parts of a running server, shared by every request. */
@@ -18,6 +19,8 @@ export interface Services {
   version: string;
   /** Webhook retry delays in ms. */
   retrySchedule: number[];
+  /** Parsed menu snapshots and their last renderings (GET /menus). */
+  menuRenders: MenuRenderCache;
   /** Seals webhook signing keys at rest. */
   sealer: Sealer;
   /** The webhook dispatcher, when running: operator actions wake it. */

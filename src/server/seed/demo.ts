@@ -71,7 +71,7 @@ export async function seedDemo(services: Services): Promise<SeededCredential[]> 
   });
   const out: SeededCredential[] = [];
   // Later resources (orders, menus) add their demo data here, given the ids above.
-  seedDemoMenus(services, businesses);
+  await seedDemoMenus(services, businesses);
   seedDemoOrders(services, businesses);
   for (const b of businesses) {
     const c = await issueCredential(services.store, { business_id: b.id, scopes: SCOPES }, services.now);

@@ -5,6 +5,10 @@ import type { BranchesRepo, BrandsRepo } from './brands-repo.js';
 import type { PriceGroupsRepo } from './catalog-repo.js';
 import type { BusinessesRepo, BusinessRow, CredentialsRepo } from './credentials-repo.js';
 import type { IdempotencyAnswers, IdempotencyClaims } from './idempotency-repo.js';
+import type { MenuCatalogue } from './menus/catalogue-repo.js';
+import type { MenuLayers } from './menus/layers-repo.js';
+import type { MenuLinks } from './menus/links-repo.js';
+import type { StockRepo } from './stock-repo.js';
 import type { RateLimits } from './rate-limits-repo.js';
 
 /**
@@ -58,4 +62,12 @@ export interface TenantTx {
   readonly brands: BrandsRepo;
   readonly branches: BranchesRepo;
   readonly priceGroups: PriceGroupsRepo;
+  /** The business-level menu definition. */
+  readonly menus: MenuCatalogue;
+  /** Its links (section → category → item → group → modifier), table-driven. */
+  readonly links: MenuLinks;
+  /** Store layers, snapshots, publish versions and log. */
+  readonly layers: MenuLayers;
+  /** Item availability, snooze and stock per branch; the OOS history. */
+  readonly stock: StockRepo;
 }

@@ -6,6 +6,10 @@ import { SqlitePriceGroups } from './catalog-repo.js';
 import { SqliteBusinesses, SqliteCredentials } from './credentials-repo.js';
 import type { Db } from './db.js';
 import { SqliteIdempotencyAnswers } from './idempotency-repo.js';
+import { SqliteMenuCatalogue } from './menus/catalogue-repo.js';
+import { SqliteMenuLayers } from './menus/layers-repo.js';
+import { SqliteMenuLinks } from './menus/links-repo.js';
+import { SqliteStock } from './stock-repo.js';
 import { sql } from './statements.js';
 import type { Unit } from './unit-of-work.js';
 
@@ -118,5 +122,21 @@ export class SqliteTenantTx implements TenantTx {
 
   get priceGroups(): SqlitePriceGroups {
     return memo(this, 'priceGroups', () => new SqlitePriceGroups(this.tx, this.businessId));
+  }
+
+  get menus(): SqliteMenuCatalogue {
+    return memo(this, 'menus', () => new SqliteMenuCatalogue(this.tx, this.businessId));
+  }
+
+  get links(): SqliteMenuLinks {
+    return memo(this, 'links', () => new SqliteMenuLinks(this.tx, this.businessId));
+  }
+
+  get layers(): SqliteMenuLayers {
+    return memo(this, 'layers', () => new SqliteMenuLayers(this.tx, this.businessId));
+  }
+
+  get stock(): SqliteStock {
+    return memo(this, 'stock', () => new SqliteStock(this.tx, this.businessId));
   }
 }
