@@ -13,7 +13,6 @@ import {
   type WebhookTarget,
 } from '../domain/delivery.js';
 import { sql } from '../store/sqlite/statements.js';
-import { onEnqueue } from '../outbox/outbox.js';
 import type { Db } from '../store/sqlite/db.js';
 import { webhookSecret } from './secrets.js';
 import type { Sealer } from '../security/sealed.js';
@@ -105,8 +104,7 @@ export class Dispatcher {
   start(): void {
     this.running = true;
     this.reclaimDeadLeases();
-    this.unsubscribe = [onEnqueue(this.o.db, () => this.kick())];
-    if (this.o.group) this.unsubscribe.push(this.o.group.onCommit(() => this.kick()));
+    this.unsubscribe = this.o.group ? [this.o.group.onCommit(() => this.kick())] : [];
     this.kick();
   }
 

@@ -1,5 +1,6 @@
 import { rotateWebhookSecret, webhookSecret } from '../delivery/secrets.js';
-import { getEvent, type OutboxEvent, seqOfEventId } from '../outbox/outbox.js';
+import { type OutboxEvent, seqOfEventId } from '../store/outbox-repo.js';
+import { getEvent } from '../store/sqlite/outbox-repo.js';
 import { ApiError, invalidField, notFound } from '../errors.js';
 import type { HandlersFor, OperatorCtx } from './context.js';
 import { sql } from '../store/sqlite/statements.js';

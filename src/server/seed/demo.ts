@@ -72,7 +72,7 @@ export async function seedDemo(services: Services): Promise<SeededCredential[]> 
   const out: SeededCredential[] = [];
   // Later resources (orders, menus) add their demo data here, given the ids above.
   await seedDemoMenus(services, businesses);
-  seedDemoOrders(services, businesses);
+  await seedDemoOrders(services, businesses);
   for (const b of businesses) {
     const c = await issueCredential(services.store, { business_id: b.id, scopes: SCOPES }, services.now);
     out.push({ business_id: b.id, business_title: b.title, key: c.key, secret: c.secret });

@@ -8,6 +8,8 @@ import type { IdempotencyAnswers, IdempotencyClaims } from './idempotency-repo.j
 import type { MenuCatalogue } from './menus/catalogue-repo.js';
 import type { MenuLayers } from './menus/layers-repo.js';
 import type { MenuLinks } from './menus/links-repo.js';
+import type { AnyOrdersRepo, OrdersRepo } from './orders-repo.js';
+import type { OutboxRepo, TenantOutbox } from './outbox-repo.js';
 import type { StockRepo } from './stock-repo.js';
 import type { RateLimits } from './rate-limits-repo.js';
 
@@ -50,6 +52,9 @@ export interface Tx {
   readonly idempotency: IdempotencyAnswers;
   readonly businesses: BusinessesRepo;
   readonly credentials: CredentialsRepo;
+  /** Any business's orders: look one up, then work on it through `tenant(order.business_id)`. */
+  readonly orders: AnyOrdersRepo;
+  readonly outbox: OutboxRepo;
 }
 
 /**
@@ -62,6 +67,9 @@ export interface TenantTx {
   readonly brands: BrandsRepo;
   readonly branches: BranchesRepo;
   readonly priceGroups: PriceGroupsRepo;
+  readonly orders: OrdersRepo;
+  /** Events of this business's orders, written in the unit that makes the change. */
+  readonly outbox: TenantOutbox;
   /** The business-level menu definition. */
   readonly menus: MenuCatalogue;
   /** Its links (section → category → item → group → modifier), table-driven. */

@@ -10,6 +10,8 @@ import { SqliteMenuCatalogue } from './menus/catalogue-repo.js';
 import { SqliteMenuLayers } from './menus/layers-repo.js';
 import { SqliteMenuLinks } from './menus/links-repo.js';
 import { SqliteStock } from './stock-repo.js';
+import { SqliteAnyOrders, SqliteOrders } from './orders-repo.js';
+import { SqliteOutbox, SqliteTenantOutbox } from './outbox-repo.js';
 import { sql } from './statements.js';
 import type { Unit } from './unit-of-work.js';
 
@@ -91,6 +93,14 @@ export class SqliteTx implements Tx {
   get credentials(): SqliteCredentials {
     return memo(this, 'credentials', () => new SqliteCredentials(this));
   }
+
+  get orders(): SqliteAnyOrders {
+    return memo(this, 'orders', () => new SqliteAnyOrders(this));
+  }
+
+  get outbox(): SqliteOutbox {
+    return memo(this, 'outbox', () => new SqliteOutbox(this));
+  }
 }
 
 /** One business's view of a unit: every repository here is built around its business id. */
@@ -122,6 +132,14 @@ export class SqliteTenantTx implements TenantTx {
 
   get priceGroups(): SqlitePriceGroups {
     return memo(this, 'priceGroups', () => new SqlitePriceGroups(this.tx, this.businessId));
+  }
+
+  get orders(): SqliteOrders {
+    return memo(this, 'orders', () => new SqliteOrders(this.tx, this.businessId));
+  }
+
+  get outbox(): SqliteTenantOutbox {
+    return memo(this, 'outbox', () => new SqliteTenantOutbox(this.tx, this.businessId));
   }
 
   get menus(): SqliteMenuCatalogue {
