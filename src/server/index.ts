@@ -110,11 +110,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   }
 
   const dispatcher = new Dispatcher({
-    db,
+    store,
     sealer: services.sealer,
     now,
     retrySchedule: services.retrySchedule,
-    group: store,
+    logErrors,
     ...(opts.deliveryTimeoutMs ? { timeoutMs: opts.deliveryTimeoutMs } : {}),
   });
   services.dispatcher = dispatcher;
@@ -132,7 +132,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     `${JSON.stringify({ base_url: baseUrl, operator_token: services.operatorToken }, null, 2)}\n`,
   );
   // Pending deliveries of an earlier run (even one killed with -9) resume from here.
-  dispatcher.start();
+  await dispatcher.start();
 
   let closing: Promise<void> | undefined;
   return {

@@ -1,14 +1,12 @@
 import type { OperationId, Operations } from '../../contract/operations.js';
 import type { OperationInput, OperationOutput, OperationSpec } from '../../contract/operation.js';
 import type { AuthedCredential } from '../domain/auth.js';
-import type { Db } from '../store/sqlite/db.js';
 import type { Sealer } from '../security/sealed.js';
 import type { MenuRenderCache } from '../services/menus/publish.js';
 import type { Store, TenantTx } from '../store/store.js';
 
 /** Long-lived parts of a running server, shared by every request. */
 export interface Services {
-  db: Db;
   /** The store: units of work over the backend (store/store.ts). */
   store: Store;
   /** Milliseconds since the epoch; injectable so tests can move time. */
@@ -27,22 +25,26 @@ export interface Services {
   dispatcher?: { kick(): void };
 }
 
+/** What a partner handler may use of the services: everything but the unscoped store. */
+export type PartnerServices = Omit<Services, 'store'>;
+
 export interface PublicCtx {
-  services: Services;
-  db: Db;
+  services: PartnerServices;
   now: number;
 }
+/**
+ * Tenancy is structural: a partner handler's only way to the data is `store`, the request's unit
+ * of work seen by the credential's business. Its repositories take no business id, so no handler
+ * can forget the filter or pass another business's.
+ */
 export interface PartnerCtx extends PublicCtx {
   credential: AuthedCredential;
-  /** Tenancy: every read and write is confined to this business. */
-  businessId: number;
-  /**
-   * The request's unit of work seen by the credential's business: a write operation's whole
-   * handler runs in one unit with its Idempotency-Key answer, a read's in a read unit.
-   */
+  /** A write operation's whole handler runs in one unit with its Idempotency-Key answer, a read's in a read unit. */
   store: TenantTx;
 }
-export interface OperatorCtx extends PublicCtx {
+export interface OperatorCtx {
+  services: Services;
+  now: number;
   /** Unscoped: operator handlers open their own units (they may hash between them). */
   store: Store;
 }

@@ -369,7 +369,7 @@ export function buildApp(
           );
 
         const now = services.now();
-        const base = { services, db: services.db, now };
+        const base = { services, now };
         const serialise = (out: unknown) => (out instanceof RawJson ? out.json : JSON.stringify(out));
 
         if (op.auth !== 'partner') {
@@ -383,7 +383,6 @@ export function buildApp(
         const ctxIn = (tx: Tx): PartnerCtx => ({
           ...base,
           credential: cred,
-          businessId: cred.businessId,
           store: tx.tenant(cred.businessId),
         });
         if (!write) {

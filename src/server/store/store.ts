@@ -10,7 +10,9 @@ import type { MenuLayers } from './menus/layers-repo.js';
 import type { MenuLinks } from './menus/links-repo.js';
 import type { AnyOrdersRepo, OrdersRepo } from './orders-repo.js';
 import type { OutboxRepo, TenantOutbox } from './outbox-repo.js';
+import type { DeliveriesRepo } from './deliveries-repo.js';
 import type { StockRepo } from './stock-repo.js';
+import type { TenantWebhooks, WebhookSecretsRepo, WebhooksRepo } from './webhooks-repo.js';
 import type { RateLimits } from './rate-limits-repo.js';
 
 /**
@@ -55,6 +57,9 @@ export interface Tx {
   /** Any business's orders: look one up, then work on it through `tenant(order.business_id)`. */
   readonly orders: AnyOrdersRepo;
   readonly outbox: OutboxRepo;
+  readonly webhooks: WebhooksRepo;
+  readonly webhookSecrets: WebhookSecretsRepo;
+  readonly deliveries: DeliveriesRepo;
 }
 
 /**
@@ -78,4 +83,6 @@ export interface TenantTx {
   readonly layers: MenuLayers;
   /** Item availability, snooze and stock per branch; the OOS history. */
   readonly stock: StockRepo;
+  /** The webhook URLs registered for this business. */
+  readonly webhooks: TenantWebhooks;
 }

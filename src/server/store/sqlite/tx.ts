@@ -12,6 +12,8 @@ import { SqliteMenuLinks } from './menus/links-repo.js';
 import { SqliteStock } from './stock-repo.js';
 import { SqliteAnyOrders, SqliteOrders } from './orders-repo.js';
 import { SqliteOutbox, SqliteTenantOutbox } from './outbox-repo.js';
+import { SqliteDeliveries } from './deliveries-repo.js';
+import { SqliteTenantWebhooks, SqliteWebhookSecrets, SqliteWebhooks } from './webhooks-repo.js';
 import { sql } from './statements.js';
 import type { Unit } from './unit-of-work.js';
 
@@ -101,6 +103,18 @@ export class SqliteTx implements Tx {
   get outbox(): SqliteOutbox {
     return memo(this, 'outbox', () => new SqliteOutbox(this));
   }
+
+  get webhooks(): SqliteWebhooks {
+    return memo(this, 'webhooks', () => new SqliteWebhooks(this));
+  }
+
+  get webhookSecrets(): SqliteWebhookSecrets {
+    return memo(this, 'webhookSecrets', () => new SqliteWebhookSecrets(this));
+  }
+
+  get deliveries(): SqliteDeliveries {
+    return memo(this, 'deliveries', () => new SqliteDeliveries(this));
+  }
 }
 
 /** One business's view of a unit: every repository here is built around its business id. */
@@ -156,5 +170,9 @@ export class SqliteTenantTx implements TenantTx {
 
   get stock(): SqliteStock {
     return memo(this, 'stock', () => new SqliteStock(this.tx, this.businessId));
+  }
+
+  get webhooks(): SqliteTenantWebhooks {
+    return memo(this, 'webhooks', () => new SqliteTenantWebhooks(this.tx, this.businessId));
   }
 }
