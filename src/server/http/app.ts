@@ -33,6 +33,8 @@ declare module 'fastify' {
     credential?: AuthedCredential;
     idemKey?: string;
     idemStored?: { answer: StoredResponse; at: number };
+    /** The claim on the Idempotency-Key, while this request holds one. */
+    idemClaim?: { release(): void; unit?: Promise<unknown> };
   }
 }
 
@@ -113,6 +115,17 @@ function fromFastifyError(err: { code?: string; statusCode?: number; message: st
 }
 
 const isWrite = (op: OperationSpec) => op.method !== 'GET';
+
+/** Keeps the request's Idempotency-Key claim until `unit` has settled, then gives it back. */
+async function holding<T>(req: FastifyRequest, unit: Promise<T>): Promise<T> {
+  const claim = req.idemClaim;
+  if (claim) claim.unit = unit.catch(() => undefined);
+  try {
+    return await unit;
+  } finally {
+    claim?.release();
+  }
+}
 
 type WriteOutcome =
   | Exclude<IdempotencyDecision, { kind: 'proceed' }>
@@ -326,8 +339,23 @@ export function buildApp(
       req.idemKey = k!;
       // A stored answer is replayed (or conflicts) without a claim: nothing runs again.
       if (begun.kind === 'stored') req.idemStored = { answer: begun.answer, at };
-      // The claim is held until the answer has gone out (or the client went away).
-      else reply.raw.once('close', () => void store.claims.release(cred.key, k!));
+      else {
+        // Held until the request's unit has settled (its answer, if any, is then committed and
+        // replayed to whoever comes next), or until the request ends without one. A client that
+        // goes away does not free the key while its unit may still run.
+        let released = false;
+        const claim: NonNullable<FastifyRequest['idemClaim']> = {
+          release: () => {
+            if (released) return;
+            released = true;
+            void store.claims.release(cred.key, k!);
+          },
+        };
+        req.idemClaim = claim;
+        reply.raw.once('close', () =>
+          claim.unit ? void claim.unit.finally(claim.release) : claim.release(),
+        );
+      }
     };
 
     app.route({
@@ -403,34 +431,37 @@ export function buildApp(
         const stored = req.idemStored;
         const outcome = stored
           ? (decide(stored.answer, fp, stored.at) as WriteOutcome)
-          : await store.write(async (tx): Promise<WriteOutcome> => {
-              const decision = decide(await tx.idempotency.get(cred.key, idemKey), fp, now);
-              if (decision.kind !== 'proceed') return decision;
-              let json: string;
-              try {
-                json = await tx.attempt(async () => serialise(await handler(ctxIn(tx), input)));
-              } catch (err) {
-                if (err instanceof ApiError && isStorable(err.status)) {
-                  await tx.idempotency.put(cred.key, idemKey, {
-                    fingerprint: fp,
-                    status: err.status,
-                    isError: true,
-                    payload: errorJson(err),
-                    createdAt: now,
-                  });
+          : await holding(
+              req,
+              store.write(async (tx): Promise<WriteOutcome> => {
+                const decision = decide(await tx.idempotency.get(cred.key, idemKey), fp, now);
+                if (decision.kind !== 'proceed') return decision;
+                let json: string;
+                try {
+                  json = await tx.attempt(async () => serialise(await handler(ctxIn(tx), input)));
+                } catch (err) {
+                  if (err instanceof ApiError && isStorable(err.status)) {
+                    await tx.idempotency.put(cred.key, idemKey, {
+                      fingerprint: fp,
+                      status: err.status,
+                      isError: true,
+                      payload: errorJson(err),
+                      createdAt: now,
+                    });
+                  }
+                  return { kind: 'failed', err };
                 }
-                return { kind: 'failed', err };
-              }
-              // Outside the handler's savepoint: if the answer cannot be stored, the unit fails whole.
-              await tx.idempotency.put(cred.key, idemKey, {
-                fingerprint: fp,
-                status,
-                isError: false,
-                payload: json,
-                createdAt: now,
-              });
-              return { kind: 'done', json };
-            });
+                // Outside the handler's savepoint: if the answer cannot be stored, the unit fails whole.
+                await tx.idempotency.put(cred.key, idemKey, {
+                  fingerprint: fp,
+                  status,
+                  isError: false,
+                  payload: json,
+                  createdAt: now,
+                });
+                return { kind: 'done', json };
+              }),
+            );
         switch (outcome.kind) {
           case 'conflict':
             throw new ApiError(
