@@ -36,6 +36,9 @@ export interface DispatcherOptions {
 }
 
 const LEASE_MS = 30_000;
+/** A look that finds at least this many new events means a stream: the next look pauses first. */
+const STREAM_EVENTS = 16;
+const STREAM_PAUSE_MS = 2;
 /** Upper bound on sleeping between looks at the queue, as a backstop to the enqueue wake-up. */
 const MAX_IDLE_MS = 5_000;
 
@@ -68,6 +71,8 @@ export class Dispatcher {
   /** A look at the queue is under way; another kick asks for one more after it. */
   private ticking = false;
   private again = false;
+  /** The last look found a crowd of events: the next one waits a moment for more. */
+  private streaming = false;
   private unsubscribe: (() => void)[] = [];
   private readonly timeoutMs: number;
   private readonly batchDelayMs: number;
@@ -106,10 +111,14 @@ export class Dispatcher {
   kick(): void {
     if (!this.running || this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => {
+    const go = () => {
       this.scheduled = false;
       void this.tick();
-    });
+    };
+    // Under a stream of writes, a short pause lets events gather into fewer, larger looks; a
+    // lone event (the usual case) is looked at in the next turn.
+    if (this.streaming) setTimeout(go, STREAM_PAUSE_MS);
+    else setImmediate(go);
   }
 
   private async reclaimDeadLeases(): Promise<void> {
@@ -129,14 +138,21 @@ export class Dispatcher {
     this.ticking = true;
     try {
       const now = this.o.now();
-      const waitForBatch = await this.fanOut(now);
-      await this.claimAndSend(now);
-      await this.arm(now, waitForBatch);
+      // One unit per look: it joins whatever group is open, and the sends start after its commit.
+      // A look that finds nothing writes nothing, and so does not wake us again.
+      const look = await this.o.store.write(async (tx) => {
+        const fanned = await this.fanOut(tx, now);
+        const claimed = await this.claim(tx, now);
+        return { ...fanned, claimed, nextDue: await tx.deliveries.nextDueMs() };
+      });
+      this.streaming = look.events >= STREAM_EVENTS;
+      for (const d of look.claimed) if (d) this.send(d);
+      this.arm(now, look.nextDue, look.holdMs);
     } catch (err) {
       // The store is closing, or a look failed: the next kick or the backstop timer tries again.
       if (this.running) {
         this.o.logErrors?.(err);
-        this.armBackstop();
+        this.setTimer(MAX_IDLE_MS);
       }
     } finally {
       this.ticking = false;
@@ -147,72 +163,66 @@ export class Dispatcher {
     }
   }
 
-  /** Turns new outbox events into deliveries. Returns ms until held-back new orders are due, if any. */
-  private async fanOut(now: number): Promise<number | undefined> {
-    const { store } = this.o;
-    // A read first: most looks find nothing new, and a write unit would wake us again.
-    const rows = await store.read((tx) => tx.outbox.unfanned(500));
-    if (rows.length === 0) return undefined;
-    return store.write(async (tx) => {
-      const fresh = await tx.outbox.unfanned(500);
-      const heads = fresh.map((r) => ({ ...r, at: r.next_attempt_ms }));
-      let holdUntil: number | undefined;
-      const webhooks = await tx.webhooks.list();
-      for (const group of batchEvents(heads)) {
-        const first = group[0]!;
-        // A new order may still be joined by others of its store: wait out a short window.
-        if (first.type === CREATED && now - first.at < this.batchDelayMs) {
-          holdUntil = Math.min(holdUntil ?? Number.POSITIVE_INFINITY, first.at + this.batchDelayMs);
-          continue;
-        }
-        const payload = group.length === 1 ? first.payload : batchPayload(group);
-        const others = group.slice(1).map((e) => e.id);
-        const targets = receiversOf(webhooks, first as EventHead);
-        for (const w of targets) {
-          await tx.deliveries.insert(
-            {
-              event_seq: first.seq,
-              event_id: first.id,
-              event_type: first.type,
-              business_id: first.business_id,
-              webhook_id: w.id,
-              url: w.url,
-              payload,
-              batched_event_ids: others,
-            },
-            now,
-          );
-        }
-        for (const e of group) await tx.outbox.markFanned(e.seq, e === first ? null : first.id, now);
-        // No receiver registered: nothing to deliver, the event is done.
-        if (targets.length === 0) await this.settleEvent(tx, first.seq, first.id, now);
+  /**
+   * Turns new outbox events into deliveries. Returns how many it saw, and the ms until held-back
+   * new orders are due, if any.
+   */
+  private async fanOut(tx: Tx, now: number): Promise<{ events: number; holdMs: number | undefined }> {
+    const fresh = await tx.outbox.unfanned(500);
+    if (fresh.length === 0) return { events: 0, holdMs: undefined };
+    const heads = fresh.map((r) => ({ ...r, at: r.next_attempt_ms }));
+    let holdUntil: number | undefined;
+    const webhooks = await tx.webhooks.list();
+    for (const group of batchEvents(heads)) {
+      const first = group[0]!;
+      // A new order may still be joined by others of its store: wait out a short window.
+      if (first.type === CREATED && now - first.at < this.batchDelayMs) {
+        holdUntil = Math.min(holdUntil ?? Number.POSITIVE_INFINITY, first.at + this.batchDelayMs);
+        continue;
       }
-      return holdUntil === undefined ? undefined : Math.max(1, holdUntil - now);
-    });
+      const payload = group.length === 1 ? first.payload : batchPayload(group);
+      const others = group.slice(1).map((e) => e.id);
+      const targets = receiversOf(webhooks, first as EventHead);
+      for (const w of targets) {
+        await tx.deliveries.insert(
+          {
+            event_seq: first.seq,
+            event_id: first.id,
+            event_type: first.type,
+            business_id: first.business_id,
+            webhook_id: w.id,
+            url: w.url,
+            payload,
+            batched_event_ids: others,
+          },
+          now,
+        );
+      }
+      // No receiver registered: nothing to deliver, the events are done at once.
+      for (const e of group)
+        await tx.outbox.markFanned(e.seq, e === first ? null : first.id, now, targets.length === 0);
+    }
+    return {
+      events: fresh.length,
+      holdMs: holdUntil === undefined ? undefined : Math.max(1, holdUntil - now),
+    };
   }
 
-  private async claimAndSend(now: number): Promise<void> {
-    const { store } = this.o;
+  /** Leases the due deliveries there is room for (per URL and in all). */
+  private async claim(tx: Tx, now: number): Promise<(ClaimedDelivery | undefined)[]> {
     const room = this.maxInFlight - this.total;
-    if (room <= 0) return;
-    const due = await store.read((tx) => tx.deliveries.due(now, room * 4));
-    const picked: number[] = [];
+    if (room <= 0) return [];
+    const due = await tx.deliveries.due(now, room * 4);
+    const out: (ClaimedDelivery | undefined)[] = [];
     const taken = new Map<string, number>();
     for (const d of due) {
-      if (picked.length >= room) break;
+      if (out.length >= room) break;
       const busy = (this.inFlight.get(d.url) ?? 0) + (taken.get(d.url) ?? 0);
       if (busy >= this.perUrl) continue; // a slow receiver waits its turn; others go on
       taken.set(d.url, (taken.get(d.url) ?? 0) + 1);
-      picked.push(d.id);
+      out.push(await tx.deliveries.claim(d.id, this.owner, now + LEASE_MS, now));
     }
-    if (picked.length === 0) return;
-    // One look at a time (tick), so nothing else claims between the pick and the claim.
-    const claimed = await store.write(async (tx) => {
-      const out: (ClaimedDelivery | undefined)[] = [];
-      for (const id of picked) out.push(await tx.deliveries.claim(id, this.owner, now + LEASE_MS, now));
-      return out;
-    });
-    for (const d of claimed) if (d) this.send(d);
+    return out;
   }
 
   private send(d: ClaimedDelivery): void {
@@ -313,18 +323,12 @@ export class Dispatcher {
     await tx.outbox.settle(seq, eventId, status, attempts, now);
   }
 
-  private async arm(now: number, batchWait: number | undefined): Promise<void> {
-    if (!this.running) return;
-    const next = await this.o.store.read((tx) => tx.deliveries.nextDueMs());
+  private arm(now: number, nextDue: number | null, batchWait: number | undefined): void {
     let wait = MAX_IDLE_MS;
-    if (next !== null) wait = Math.min(wait, Math.max(1, next - now));
+    if (nextDue !== null) wait = Math.min(wait, Math.max(1, nextDue - now));
     if (batchWait !== undefined) wait = Math.min(wait, batchWait);
     // A full pipe is drained by the send completions, which kick again.
     this.setTimer(wait);
-  }
-
-  private armBackstop(): void {
-    this.setTimer(MAX_IDLE_MS);
   }
 
   private setTimer(wait: number): void {

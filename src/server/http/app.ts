@@ -34,7 +34,7 @@ declare module 'fastify' {
     idemKey?: string;
     idemStored?: { answer: StoredResponse; at: number };
     /** The claim on the Idempotency-Key, while this request holds one. */
-    idemClaim?: { release(): void; unit?: Promise<unknown> };
+    idemClaim?: { release(): void; unit?: Promise<unknown>; recheck: boolean };
   }
 }
 
@@ -115,6 +115,7 @@ function fromFastifyError(err: { code?: string; statusCode?: number; message: st
 }
 
 const isWrite = (op: OperationSpec) => op.method !== 'GET';
+const serialise = (out: unknown) => (out instanceof RawJson ? out.json : JSON.stringify(out));
 
 /** Keeps the request's Idempotency-Key claim until `unit` has settled, then gives it back. */
 async function holding<T>(req: FastifyRequest, unit: Promise<T>): Promise<T> {
@@ -345,6 +346,7 @@ export function buildApp(
         // goes away does not free the key while its unit may still run.
         let released = false;
         const claim: NonNullable<FastifyRequest['idemClaim']> = {
+          recheck: begun.recheck,
           release: () => {
             if (released) return;
             released = true;
@@ -397,11 +399,11 @@ export function buildApp(
           );
 
         const now = services.now();
-        const base = { services, now };
-        const serialise = (out: unknown) => (out instanceof RawJson ? out.json : JSON.stringify(out));
 
         if (op.auth !== 'partner') {
-          const json = serialise(await handler(op.auth === 'operator' ? { ...base, store } : base, input));
+          const json = serialise(
+            await handler(op.auth === 'operator' ? { services, now, store } : { services, now }, input),
+          );
           // The OpenAPI document as tools expect it at its URL: no envelope (X-Request-Id is set).
           if (op.raw) return reply.code(status).type('application/json; charset=utf-8').send(json);
           return sendData(reply, status, json);
@@ -409,7 +411,8 @@ export function buildApp(
 
         const cred = req.credential!;
         const ctxIn = (tx: Tx): PartnerCtx => ({
-          ...base,
+          services,
+          now,
           credential: cred,
           store: tx.tenant(cred.businessId),
         });
@@ -422,20 +425,25 @@ export function buildApp(
           );
         }
 
-        // The whole write in one unit of work: the stored answer is looked up once more (one may
-        // have been stored since the claim began), the handler runs in a savepoint of its own, and
+        // The whole write in one unit of work: the stored answer is looked up once more where one
+        // may have been stored since the claim began, the handler runs in a savepoint of its own, and
         // its answer is stored beside what it wrote. A client mistake rolls the handler's writes
         // back but keeps its stored error answer.
         const idemKey = req.idemKey!;
         const fp = fingerprint(op.method, req.url.split('?')[0]!, req.body);
         const stored = req.idemStored;
+        // A claim whose look and take were one step (SQLite's in-process claims) cannot have missed
+        // an answer: only the claim's holder stores one. A shared store's claim looks once more.
+        const recheck = req.idemClaim?.recheck ?? true;
         const outcome = stored
           ? (decide(stored.answer, fp, stored.at) as WriteOutcome)
           : await holding(
               req,
               store.write(async (tx): Promise<WriteOutcome> => {
-                const decision = decide(await tx.idempotency.get(cred.key, idemKey), fp, now);
-                if (decision.kind !== 'proceed') return decision;
+                if (recheck) {
+                  const decision = decide(await tx.idempotency.get(cred.key, idemKey), fp, now);
+                  if (decision.kind !== 'proceed') return decision;
+                }
                 let json: string;
                 try {
                   json = await tx.attempt(async () => serialise(await handler(ctxIn(tx), input)));

@@ -1,7 +1,14 @@
 import type { StoredResponse } from '../domain/idempotency.js';
 
 /** What a write request finds when it starts (see IdempotencyClaims.begin). */
-export type Begun = { kind: 'stored'; answer: StoredResponse } | { kind: 'claimed' } | { kind: 'in_flight' };
+export type Begun =
+  | { kind: 'stored'; answer: StoredResponse }
+  /**
+   * `recheck`: an answer may have been stored between the look and the claim (a shared store,
+   * where the two are separate statements), so the request's unit looks once more.
+   */
+  | { kind: 'claimed'; recheck: boolean }
+  | { kind: 'in_flight' };
 
 /**
  * Claims on (credential, Idempotency-Key): one execution at a time per key. They live outside any
@@ -15,7 +22,7 @@ export interface IdempotencyClaims {
    * taken, replays need none). Otherwise the key is claimed for this request → `claimed`, unless
    * another request holds it → `in_flight`. A shared store keeps the claim as a row with a lease
    * from `now`, so a crashed holder's claim lapses; a single-process store may keep it in memory.
-   * An answer stored after `begin` looked is found again by the unit's own lookup.
+   * An answer stored after `begin` looked is found by the unit's own lookup (`recheck`).
    */
   begin(credentialKey: string, key: string, now: number): Promise<Begun>;
   /** Gives the claim back once the request has ended, answered or not. */

@@ -61,8 +61,11 @@ export interface UnfannedEvent {
 export interface OutboxRepo {
   get(id: string): Promise<OutboxEvent | undefined>;
   unfanned(limit: number): Promise<UnfannedEvent[]>;
-  /** The event has become deliveries (`batchedInto`: the event whose delivery carries it). */
-  markFanned(seq: number, batchedInto: string | null, now: number): Promise<void>;
+  /**
+   * The event has become deliveries (`batchedInto`: the event whose delivery carries it). With
+   * `done`, it had no receiver: it is settled at once (delivered, no attempt).
+   */
+  markFanned(seq: number, batchedInto: string | null, now: number, done?: boolean): Promise<void>;
   /** Keeps an event (and the events batched into it) in step with its deliveries. */
   settle(seq: number, eventId: string, status: OutboxStatus, attempts: number, now: number): Promise<void>;
   /** Replay: the event (and those batched into it) pending again. */

@@ -36,7 +36,7 @@ export interface Store {
   readonly claims: IdempotencyClaims;
   /** Per-credential request budgets, outside any unit. */
   readonly rateLimits: RateLimits;
-  /** `fn` runs after every commit of a write unit (may be coalesced; a hint, not a count). */
+  /** `fn` runs after commits that wrote something (may be coalesced: a hint, not a count). */
   onCommit(fn: () => void): () => void;
   /** Waits for the units under way, commits them, and closes. */
   close(): Promise<void>;

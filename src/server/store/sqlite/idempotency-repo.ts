@@ -41,7 +41,8 @@ export class MemoryClaims implements IdempotencyClaims {
     const answer = answerOf(sql(this.db, SELECT).get(credentialKey, key) as Row | undefined);
     if (answer && isFresh(answer, now)) return { kind: 'stored', answer };
     this.held.add(slot);
-    return { kind: 'claimed' };
+    // Look and claim were one synchronous step: no answer can have been stored in between.
+    return { kind: 'claimed', recheck: false };
   }
 
   async release(credentialKey: string, key: string): Promise<void> {

@@ -66,10 +66,18 @@ export class SqliteOutbox implements OutboxRepo {
       .all(limit) as UnfannedEvent[];
   }
 
-  async markFanned(seq: number, batchedInto: string | null, now: number): Promise<void> {
-    this.tx
-      .change('UPDATE outbox_events SET fanned_out = 1, batched_into = ?, updated_at = ? WHERE seq = ?')
-      .run(batchedInto, iso(now), seq);
+  async markFanned(seq: number, batchedInto: string | null, now: number, done = false): Promise<void> {
+    if (done) {
+      this.tx
+        .change(
+          "UPDATE outbox_events SET fanned_out = 1, batched_into = ?, status = 'delivered', attempts = 0, updated_at = ? WHERE seq = ?",
+        )
+        .run(batchedInto, iso(now), seq);
+    } else {
+      this.tx
+        .change('UPDATE outbox_events SET fanned_out = 1, batched_into = ?, updated_at = ? WHERE seq = ?')
+        .run(batchedInto, iso(now), seq);
+    }
   }
 
   async settle(

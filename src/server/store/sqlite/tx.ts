@@ -27,23 +27,22 @@ export class SqliteShared {
   }
 }
 
-/** Memoised per handle: repositories are cheap, but a unit often asks for the same one twice. */
-function memo<T>(self: { cache: Map<string, unknown> }, key: string, make: () => T): T {
-  let v = self.cache.get(key) as T | undefined;
-  if (v === undefined) {
-    v = make();
-    self.cache.set(key, v);
-  }
-  return v;
-}
-
 /**
  * One unit's handle on the connection. Repositories reach SQL only through `select` and `change`,
  * which check that this unit is the one running (and may write): a handle kept past its unit,
  * or a write from a read unit, fails instead of touching someone else's transaction.
  */
 export class SqliteTx implements Tx {
-  readonly cache = new Map<string, unknown>();
+  // Repositories are made on first use and kept for the unit (the hot read path makes two objects).
+  private lastTenant?: SqliteTenantTx;
+  private _idempotency?: SqliteIdempotencyAnswers;
+  private _businesses?: SqliteBusinesses;
+  private _credentials?: SqliteCredentials;
+  private _orders?: SqliteAnyOrders;
+  private _outbox?: SqliteOutbox;
+  private _webhooks?: SqliteWebhooks;
+  private _webhookSecrets?: SqliteWebhookSecrets;
+  private _deliveries?: SqliteDeliveries;
 
   constructor(
     readonly db: Db,
@@ -60,66 +59,90 @@ export class SqliteTx implements Tx {
   /** A cached statement that writes (only in a write unit). */
   change(text: string): Statement {
     this.unit.check(true);
+    this.unit.wrote = true;
     return sql(this.db, text);
   }
 
   async attempt<T>(fn: () => Promise<T>): Promise<T> {
     if (this.unit.mode === 'read') return fn();
     this.unit.check(true);
-    this.db.exec('SAVEPOINT part');
+    sql(this.db, 'SAVEPOINT part').run();
     let value: T;
     try {
       value = await fn();
     } catch (err) {
       // A unit ended meanwhile has been rolled back whole already.
-      if (this.unit.state === 'running') this.db.exec('ROLLBACK TO part; RELEASE part');
+      if (this.unit.state === 'running') {
+        sql(this.db, 'ROLLBACK TO part').run();
+        sql(this.db, 'RELEASE part').run();
+      }
       throw err;
     }
     this.unit.check(true);
-    this.db.exec('RELEASE part');
+    sql(this.db, 'RELEASE part').run();
     return value;
   }
 
   tenant(businessId: number): SqliteTenantTx {
-    return memo(this, `tenant:${businessId}`, () => new SqliteTenantTx(this, businessId));
+    const last = this.lastTenant;
+    if (last?.businessId === businessId) return last;
+    this.lastTenant = new SqliteTenantTx(this, businessId);
+    return this.lastTenant;
   }
 
   get idempotency(): SqliteIdempotencyAnswers {
-    return memo(this, 'idempotency', () => new SqliteIdempotencyAnswers(this));
+    this._idempotency ??= new SqliteIdempotencyAnswers(this);
+    return this._idempotency;
   }
 
   get businesses(): SqliteBusinesses {
-    return memo(this, 'businesses', () => new SqliteBusinesses(this));
+    this._businesses ??= new SqliteBusinesses(this);
+    return this._businesses;
   }
 
   get credentials(): SqliteCredentials {
-    return memo(this, 'credentials', () => new SqliteCredentials(this));
+    this._credentials ??= new SqliteCredentials(this);
+    return this._credentials;
   }
 
   get orders(): SqliteAnyOrders {
-    return memo(this, 'orders', () => new SqliteAnyOrders(this));
+    this._orders ??= new SqliteAnyOrders(this);
+    return this._orders;
   }
 
   get outbox(): SqliteOutbox {
-    return memo(this, 'outbox', () => new SqliteOutbox(this));
+    this._outbox ??= new SqliteOutbox(this);
+    return this._outbox;
   }
 
   get webhooks(): SqliteWebhooks {
-    return memo(this, 'webhooks', () => new SqliteWebhooks(this));
+    this._webhooks ??= new SqliteWebhooks(this);
+    return this._webhooks;
   }
 
   get webhookSecrets(): SqliteWebhookSecrets {
-    return memo(this, 'webhookSecrets', () => new SqliteWebhookSecrets(this));
+    this._webhookSecrets ??= new SqliteWebhookSecrets(this);
+    return this._webhookSecrets;
   }
 
   get deliveries(): SqliteDeliveries {
-    return memo(this, 'deliveries', () => new SqliteDeliveries(this));
+    this._deliveries ??= new SqliteDeliveries(this);
+    return this._deliveries;
   }
 }
 
 /** One business's view of a unit: every repository here is built around its business id. */
 export class SqliteTenantTx implements TenantTx {
-  readonly cache = new Map<string, unknown>();
+  private _brands?: SqliteBrands;
+  private _branches?: SqliteBranches;
+  private _priceGroups?: SqlitePriceGroups;
+  private _orders?: SqliteOrders;
+  private _outbox?: SqliteTenantOutbox;
+  private _menus?: SqliteMenuCatalogue;
+  private _links?: SqliteMenuLinks;
+  private _layers?: SqliteMenuLayers;
+  private _stock?: SqliteStock;
+  private _webhooks?: SqliteTenantWebhooks;
 
   constructor(
     readonly tx: SqliteTx,
@@ -133,46 +156,52 @@ export class SqliteTenantTx implements TenantTx {
   }
 
   get brands(): SqliteBrands {
-    return memo(this, 'brands', () => new SqliteBrands(this.tx, this.businessId));
+    this._brands ??= new SqliteBrands(this.tx, this.businessId);
+    return this._brands;
   }
 
   get branches(): SqliteBranches {
-    return memo(
-      this,
-      'branches',
-      () => new SqliteBranches(this.tx, this.businessId, this.tx.shared.branchPages),
-    );
+    this._branches ??= new SqliteBranches(this.tx, this.businessId, this.tx.shared.branchPages);
+    return this._branches;
   }
 
   get priceGroups(): SqlitePriceGroups {
-    return memo(this, 'priceGroups', () => new SqlitePriceGroups(this.tx, this.businessId));
+    this._priceGroups ??= new SqlitePriceGroups(this.tx, this.businessId);
+    return this._priceGroups;
   }
 
   get orders(): SqliteOrders {
-    return memo(this, 'orders', () => new SqliteOrders(this.tx, this.businessId));
+    this._orders ??= new SqliteOrders(this.tx, this.businessId);
+    return this._orders;
   }
 
   get outbox(): SqliteTenantOutbox {
-    return memo(this, 'outbox', () => new SqliteTenantOutbox(this.tx, this.businessId));
+    this._outbox ??= new SqliteTenantOutbox(this.tx, this.businessId);
+    return this._outbox;
   }
 
   get menus(): SqliteMenuCatalogue {
-    return memo(this, 'menus', () => new SqliteMenuCatalogue(this.tx, this.businessId));
+    this._menus ??= new SqliteMenuCatalogue(this.tx, this.businessId);
+    return this._menus;
   }
 
   get links(): SqliteMenuLinks {
-    return memo(this, 'links', () => new SqliteMenuLinks(this.tx, this.businessId));
+    this._links ??= new SqliteMenuLinks(this.tx, this.businessId);
+    return this._links;
   }
 
   get layers(): SqliteMenuLayers {
-    return memo(this, 'layers', () => new SqliteMenuLayers(this.tx, this.businessId));
+    this._layers ??= new SqliteMenuLayers(this.tx, this.businessId);
+    return this._layers;
   }
 
   get stock(): SqliteStock {
-    return memo(this, 'stock', () => new SqliteStock(this.tx, this.businessId));
+    this._stock ??= new SqliteStock(this.tx, this.businessId);
+    return this._stock;
   }
 
   get webhooks(): SqliteTenantWebhooks {
-    return memo(this, 'webhooks', () => new SqliteTenantWebhooks(this.tx, this.businessId));
+    this._webhooks ??= new SqliteTenantWebhooks(this.tx, this.businessId);
+    return this._webhooks;
   }
 }

@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import { sql } from './statements.js';
 
 /**
  * The unit of work on SQLite's one connection, with group commit.
@@ -25,6 +26,8 @@ export type UnitMode = 'read' | 'write';
 /** One unit's identity: repositories check it before touching the connection. */
 export class Unit {
   state: 'running' | 'done' | 'dead' = 'running';
+  /** Whether it ran a statement that writes. */
+  wrote = false;
   constructor(readonly mode: UnitMode) {}
 
   /** Throws unless this unit is the one running now (and, for a write, a write unit). */
@@ -62,6 +65,8 @@ export class UnitQueue {
   private readonly queue: Job[] = [];
   private running: { job: Job; unit: Unit } | undefined;
   private groupOpen = false;
+  /** Whether a unit that wrote something was released into the open group. */
+  private groupWrote = false;
   /** Outcomes of the units that ran in the open group: released after its COMMIT. */
   private held: Outcome[] = [];
   private flushScheduled = false;
@@ -87,7 +92,7 @@ export class UnitQueue {
     return this.groupOpen;
   }
 
-  /** `fn` runs after every successful group COMMIT (the webhook dispatcher's wake-up). */
+  /** `fn` runs after every successful COMMIT of a group that wrote something (the dispatcher's wake-up). */
   onCommit(fn: () => void): () => void {
     this.committed.add(fn);
     return () => this.committed.delete(fn);
@@ -109,10 +114,10 @@ export class UnitQueue {
     try {
       if (job.mode === 'write') {
         if (!this.groupOpen) {
-          this.db.exec('BEGIN IMMEDIATE');
+          sql(this.db, 'BEGIN IMMEDIATE').run();
           this.groupOpen = true;
         }
-        this.db.exec('SAVEPOINT unit');
+        sql(this.db, 'SAVEPOINT unit').run();
       }
       result = job.fn(unit);
     } catch (err) {
@@ -133,8 +138,8 @@ export class UnitQueue {
     this.running = undefined;
     if (unit.mode === 'write' && this.groupOpen) {
       try {
-        if (ok) this.db.exec('RELEASE unit');
-        else this.db.exec('ROLLBACK TO unit; RELEASE unit');
+        if (!ok) sql(this.db, 'ROLLBACK TO unit').run();
+        sql(this.db, 'RELEASE unit').run();
       } catch (err) {
         // A savepoint that cannot be released: the whole group is suspect.
         if (ok) {
@@ -144,6 +149,7 @@ export class UnitQueue {
         this.abortGroup(err);
       }
     }
+    if (ok && unit.wrote && this.groupOpen) this.groupWrote = true;
     if (this.groupOpen) this.held.push({ job, ok, value });
     else if (ok) job.resolve(value);
     else job.reject(value);
@@ -170,7 +176,8 @@ export class UnitQueue {
       this.running = undefined;
       if (r.unit.mode === 'write' && this.groupOpen) {
         try {
-          this.db.exec('ROLLBACK TO unit; RELEASE unit');
+          sql(this.db, 'ROLLBACK TO unit').run();
+          sql(this.db, 'RELEASE unit').run();
         } catch (e) {
           this.abortGroup(e);
         }
@@ -181,11 +188,13 @@ export class UnitQueue {
     }
     if (this.groupOpen) {
       const held = this.held;
+      const wrote = this.groupWrote;
       this.held = [];
       this.groupOpen = false;
+      this.groupWrote = false;
       let error: unknown;
       try {
-        this.db.exec('COMMIT');
+        sql(this.db, 'COMMIT').run();
       } catch (err) {
         error = err;
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
@@ -195,8 +204,8 @@ export class UnitQueue {
         else if (o.ok) o.job.resolve(o.value);
         else o.job.reject(o.value);
       }
-      if (error === undefined) for (const fn of this.committed) fn();
-      else for (const fn of this.rolledBack) fn();
+      if (error !== undefined) for (const fn of this.rolledBack) fn();
+      else if (wrote) for (const fn of this.committed) fn();
     }
     if (!this.running) this.next();
   }
@@ -205,6 +214,7 @@ export class UnitQueue {
   private abortGroup(err: unknown): void {
     if (this.db.inTransaction) this.db.exec('ROLLBACK');
     this.groupOpen = false;
+    this.groupWrote = false;
     const held = this.held;
     this.held = [];
     for (const o of held) o.job.reject(err);
