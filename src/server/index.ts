@@ -3,18 +3,16 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { HANDLERS } from './handlers/index.js';
 import type { AuthThrottleLimits } from './domain/auth-throttle.js';
-import { buildApp, type HttpTimeouts } from './http/app.js';
+import { type AppServices, buildApp, type HttpTimeouts } from './http/app.js';
 import { CredentialAuth } from './http/auth.js';
-import type { Services } from './http/context.js';
-import { IdempotencyStore } from './http/idempotency-store.js';
-import { GroupCommit } from './http/group-commit.js';
-import { RateLimiter } from './http/rate-limiter.js';
-import { RequestLog, type RequestLogLimits } from './http/request-log.js';
+import { RequestLog, type RequestLogLimits } from './services/request-log.js';
 import { Dispatcher } from './delivery/dispatcher.js';
 import { Sealer } from './security/sealed.js';
 import { newToken } from './security/secrets.js';
 import { type SeededCredential, seedDemo } from './seed/demo.js';
-import { openDb } from './store/db.js';
+import { MenuRenderCache } from './services/menus/publish.js';
+import { type Db, openDb } from './store/sqlite/db.js';
+import { SqliteStore } from './store/sqlite/store.js';
 
 /** docs/webhooks.md: 8 attempts in all, the first at once. */
 export const DEFAULT_RETRY_SCHEDULE = [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000];
@@ -51,9 +49,10 @@ export interface RunningServer {
   operatorToken: string;
   /** Credentials issued by this start's demo seed (their secrets exist only here), else empty. */
   seeded: SeededCredential[];
-  services: Services;
+  /** `db`: the SQLite connection itself, for tests and tools; handlers never see it. */
+  services: AppServices & { db: Db };
   app: FastifyInstance;
-  hasCredential(key: string): boolean;
+  hasCredential(key: string): Promise<boolean>;
   /** Graceful: stops accepting, lets in-flight requests finish, closes the database. */
   close(): Promise<void>;
 }
@@ -84,41 +83,47 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const previous = existsSync(localFile) ? readLocalJson(localFile) : {};
   const db = openDb(join(opts.dataDir, 'partner.db'), { durability: opts.durability ?? 'normal' });
   const now = opts.now ?? Date.now;
-  const services: Services = {
+  const logErrors =
+    opts.logErrors ??
+    ((err: unknown) => process.stderr.write(`partner server: ${String((err as Error)?.stack ?? err)}\n`));
+  const store = new SqliteStore(db, { onStuck: logErrors });
+  const services: AppServices & { db: Db } = {
     db,
+    store,
     now,
-    auth: new CredentialAuth(db, now, opts.authThrottle),
-    limiter: new RateLimiter(),
+    auth: new CredentialAuth(store, now, opts.authThrottle),
     // Kept across restarts so `partner operator …` keeps working against the same data dir.
     operatorToken: previous.operator_token ?? newToken('op_', 24),
     version: opts.version ?? '0.0.0',
     retrySchedule: opts.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
     sealer: Sealer.fromFile(join(opts.dataDir, 'secret.key')),
-    group: new GroupCommit(db),
+    menuRenders: new MenuRenderCache(),
     requestLog: new RequestLog(opts.requestLog),
   };
-  const idempotency = new IdempotencyStore(db);
-  idempotency.purge(now());
+  // A failed group commit takes back what it wrote: renderings built from it go too.
+  store.units.onRollback(() => services.menuRenders.clear());
+  const purgeAnswers = () => store.write((tx) => tx.idempotency.purge(now()));
+  await purgeAnswers();
   // Stored answers are kept 24 h; drop expired ones hourly so a long-running server stays small.
-  const purge = setInterval(() => db.open && idempotency.purge(now()), 3_600_000);
+  const purge = setInterval(() => void purgeAnswers().catch(logErrors), 3_600_000);
   purge.unref();
 
   let seeded: SeededCredential[] = [];
-  if (opts.seed === 'demo' && (db.prepare('SELECT count(*) FROM businesses').pluck().get() as number) === 0) {
+  if (opts.seed === 'demo' && !(await store.read((tx) => tx.businesses.any()))) {
     seeded = await seedDemo(services);
   }
 
   const dispatcher = new Dispatcher({
-    db,
+    store,
     sealer: services.sealer,
     now,
     retrySchedule: services.retrySchedule,
-    group: services.group,
+    logErrors,
     ...(opts.deliveryTimeoutMs ? { timeoutMs: opts.deliveryTimeoutMs } : {}),
   });
   services.dispatcher = dispatcher;
   const app = buildApp(services, HANDLERS, {
-    ...(opts.logErrors ? { logErrors: opts.logErrors } : {}),
+    logErrors,
     ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
   });
   const host = opts.host ?? '127.0.0.1';
@@ -131,7 +136,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     `${JSON.stringify({ base_url: baseUrl, operator_token: services.operatorToken }, null, 2)}\n`,
   );
   // Pending deliveries of an earlier run (even one killed with -9) resume from here.
-  dispatcher.start();
+  await dispatcher.start();
 
   let closing: Promise<void> | undefined;
   return {
@@ -142,16 +147,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     seeded,
     services,
     app,
-    hasCredential: (key) => db.prepare('SELECT 1 FROM credentials WHERE key = ?').get(key) !== undefined,
+    hasCredential: async (key) => (await store.read((tx) => tx.credentials.get(key))) !== undefined,
     close() {
       clearInterval(purge);
       closing ??= app
         .close()
-        .then(() => services.group.flush())
         .then(() => dispatcher.stop())
-        .then(() => {
-          db.close();
-        });
+        .then(() => store.close());
       return closing;
     },
   };

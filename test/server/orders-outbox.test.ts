@@ -1,7 +1,7 @@
 // The transactional outbox: an order change and its event are written together or not at all,
 // an idempotent replay writes nothing, and updated_at strictly increases.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { getEvent, listEvents, seqOfEventId } from '../../src/server/outbox/outbox.js';
+import { getEvent, listEvents, seqOfEventId } from '../../src/server/store/sqlite/outbox-repo.js';
 import { call, type TestServer, startTestServer } from '../helpers/server.js';
 
 let s: TestServer;

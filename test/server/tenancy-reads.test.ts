@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_LIST } from '../../src/contract/operations.js';
-import { migrate } from '../../src/server/store/db.js';
-import { MIGRATIONS } from '../../src/server/store/migrations.js';
+import { migrate } from '../../src/server/store/sqlite/db.js';
+import { MIGRATIONS } from '../../src/server/store/sqlite/migrations.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
 
 // Issue 12, defects 4 and 9: tenancy as the spec words it, branch records as spec §2.5 types

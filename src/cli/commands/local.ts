@@ -141,7 +141,7 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
       out.push("  (the second business shows tenancy: its key sees none of the first one's data)");
   } else {
     const local = profiles.get('local');
-    if (local && server.hasCredential(local.key)) {
+    if (local && (await server.hasCredential(local.key))) {
       if (local.base_url !== server.baseUrl) profiles.save({ ...local, base_url: server.baseUrl });
       out.push(`  profile:  local → ${local.key}, base URL ${server.baseUrl}`);
     } else {
@@ -215,7 +215,7 @@ async function startLocalInspect(
   let partner: { baseUrl: string; key: string; secret: string } | { error: string };
   try {
     const t = resolvePartnerTarget({ configDir, env: io.env, profile: 'local', baseUrl: undefined });
-    partner = server.hasCredential(t.key)
+    partner = (await server.hasCredential(t.key))
       ? { baseUrl: server.baseUrl, key: t.key, secret: t.secret }
       : { error: `profile local (${t.key}) is not a credential of this server` };
   } catch {

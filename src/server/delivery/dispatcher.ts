@@ -10,21 +10,21 @@ import {
   isDelivered,
   receiversOf,
   retryDelay,
-  type WebhookTarget,
 } from '../domain/delivery.js';
-import { sql } from '../http/prepared.js';
-import { onEnqueue } from '../outbox/outbox.js';
-import type { Db } from '../store/db.js';
-import { webhookSecret } from './secrets.js';
 import type { Sealer } from '../security/sealed.js';
+import { webhookSecret } from '../services/webhooks.js';
+import type { ClaimedDelivery } from '../store/deliveries-repo.js';
+import type { UnfannedEvent } from '../store/outbox-repo.js';
+import type { Store, Tx } from '../store/store.js';
 
 export interface DispatcherOptions {
-  db: Db;
+  /** Woken by its commits: deliveries start only after the writes that produced them are committed. */
+  store: Store;
   sealer: Sealer;
   now: () => number;
   retrySchedule: readonly number[];
-  /** Deliveries start only after the writes that produced them are committed. */
-  group?: { onCommit(fn: () => void): () => void };
+  /** Told about a failed look at the queue (the dispatcher tries again later). */
+  logErrors?: (err: unknown) => void;
   /** Per attempt: 2xx within this many ms or the attempt failed (spec: 10 s). */
   timeoutMs?: number;
   /** New-order events wait this long for others of the same store before going out (≤ 250 ms). */
@@ -35,30 +35,10 @@ export interface DispatcherOptions {
   random?: () => number;
 }
 
-interface DeliveryRow {
-  id: number;
-  event_id: string;
-  event_type: string;
-  url: string;
-  payload: string;
-  business_id: number;
-  attempts: number;
-  budget_start: number;
-  event_seq: number;
-}
-
-interface OutboxRow {
-  seq: number;
-  id: string;
-  type: string;
-  business_id: number;
-  brand_id: number;
-  branch_id: number;
-  payload: string;
-  next_attempt_ms: number;
-}
-
 const LEASE_MS = 30_000;
+/** A look that finds at least this many new events means a stream: the next look pauses first. */
+const STREAM_EVENTS = 16;
+const STREAM_PAUSE_MS = 2;
 /** Upper bound on sleeping between looks at the queue, as a backstop to the enqueue wake-up. */
 const MAX_IDLE_MS = 5_000;
 
@@ -88,6 +68,11 @@ export class Dispatcher {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private scheduled = false;
+  /** A look at the queue is under way; another kick asks for one more after it. */
+  private ticking = false;
+  private again = false;
+  /** The last look found a crowd of events: the next one waits a moment for more. */
+  private streaming = false;
   private unsubscribe: (() => void)[] = [];
   private readonly timeoutMs: number;
   private readonly batchDelayMs: number;
@@ -102,11 +87,10 @@ export class Dispatcher {
     this.perUrl = o.perUrl ?? 4;
   }
 
-  start(): void {
+  async start(): Promise<void> {
     this.running = true;
-    this.reclaimDeadLeases();
-    this.unsubscribe = [onEnqueue(this.o.db, () => this.kick())];
-    if (this.o.group) this.unsubscribe.push(this.o.group.onCommit(() => this.kick()));
+    await this.reclaimDeadLeases();
+    this.unsubscribe = [this.o.store.onCommit(() => this.kick())];
     this.kick();
   }
 
@@ -119,12 +103,7 @@ export class Dispatcher {
       Promise.allSettled([...this.sends]),
       new Promise((r) => setTimeout(r, waitMs).unref()),
     ]);
-    if (this.o.db.open) {
-      sql(
-        this.o.db,
-        'UPDATE webhook_deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?',
-      ).run(this.owner);
-    }
+    await this.o.store.write((tx) => tx.deliveries.releaseLeases(this.owner)).catch(() => undefined);
     await this.agent.close().catch(() => undefined);
   }
 
@@ -132,151 +111,145 @@ export class Dispatcher {
   kick(): void {
     if (!this.running || this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => {
+    const go = () => {
       this.scheduled = false;
-      this.tick();
+      void this.tick();
+    };
+    // Under a stream of writes, a short pause lets events gather into fewer, larger looks; a
+    // lone event (the usual case) is looked at in the next turn.
+    if (this.streaming) setTimeout(go, STREAM_PAUSE_MS);
+    else setImmediate(go);
+  }
+
+  private async reclaimDeadLeases(): Promise<void> {
+    await this.o.store.write(async (tx) => {
+      for (const owner of await tx.deliveries.leaseOwners()) {
+        if (!alive(Number(owner.split(':')[0]))) await tx.deliveries.releaseLeases(owner);
+      }
     });
   }
 
-  private reclaimDeadLeases(): void {
-    const owners = sql(
-      this.o.db,
-      'SELECT DISTINCT lease_owner FROM webhook_deliveries WHERE lease_owner IS NOT NULL',
-    )
-      .pluck()
-      .all() as string[];
-    for (const owner of owners) {
-      if (!alive(Number(owner.split(':')[0]))) {
-        sql(
-          this.o.db,
-          'UPDATE webhook_deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?',
-        ).run(owner);
+  private async tick(): Promise<void> {
+    if (!this.running) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = true;
+    try {
+      const now = this.o.now();
+      // One unit per look: it joins whatever group is open, and the sends start after its commit.
+      // A look that finds nothing writes nothing, and so does not wake us again.
+      const look = await this.o.store.write(async (tx) => {
+        const fanned = await this.fanOut(tx, now);
+        const claimed = await this.claim(tx, now);
+        return { ...fanned, claimed, nextDue: await tx.deliveries.nextDueMs() };
+      });
+      this.streaming = look.events >= STREAM_EVENTS;
+      for (const d of look.claimed) if (d) this.send(d);
+      this.arm(now, look.nextDue, look.holdMs);
+    } catch (err) {
+      // The store is closing, or a look failed: the next kick or the backstop timer tries again.
+      if (this.running) {
+        this.o.logErrors?.(err);
+        this.setTimer(MAX_IDLE_MS);
+      }
+    } finally {
+      this.ticking = false;
+      if (this.again) {
+        this.again = false;
+        this.kick();
       }
     }
   }
 
-  private tick(): void {
-    if (!this.running || !this.o.db.open) return;
-    // Inside a group transaction the events are not committed yet: the commit hook kicks again.
-    if (this.o.db.inTransaction) return;
-    const now = this.o.now();
-    const waitForBatch = this.fanOut(now);
-    this.claimAndSend(now);
-    this.arm(now, waitForBatch);
-  }
-
-  /** Turns new outbox events into deliveries. Returns ms until held-back new orders are due, if any. */
-  private fanOut(now: number): number | undefined {
-    const { db } = this.o;
-    const rows = sql(
-      db,
-      'SELECT seq, id, type, business_id, brand_id, branch_id, payload, next_attempt_ms FROM outbox_events WHERE fanned_out = 0 ORDER BY seq LIMIT 500',
-    ).all() as OutboxRow[];
-    if (rows.length === 0) return undefined;
-    const heads = rows.map((r) => ({ ...r, at: r.next_attempt_ms }));
+  /**
+   * Turns new outbox events into deliveries. Returns how many it saw, and the ms until held-back
+   * new orders are due, if any.
+   */
+  private async fanOut(tx: Tx, now: number): Promise<{ events: number; holdMs: number | undefined }> {
+    const fresh = await tx.outbox.unfanned(500);
+    if (fresh.length === 0) return { events: 0, holdMs: undefined };
+    const heads = fresh.map((r) => ({ ...r, at: r.next_attempt_ms }));
     let holdUntil: number | undefined;
-    const webhooks = sql(
-      db,
-      'SELECT id, business_id, brand_id, branch_id, event, url FROM webhooks WHERE deleted_at IS NULL',
-    ).all() as WebhookTarget[];
-    const at = new Date(now).toISOString();
-    db.transaction(() => {
-      for (const group of batchEvents(heads)) {
-        const first = group[0]!;
-        // A new order may still be joined by others of its store: wait out a short window.
-        if (first.type === CREATED && now - first.at < this.batchDelayMs) {
-          holdUntil = Math.min(holdUntil ?? Number.POSITIVE_INFINITY, first.at + this.batchDelayMs);
-          continue;
-        }
-        const payload = group.length === 1 ? first.payload : batchPayload(group);
-        const others = group.slice(1).map((e) => e.id);
-        const targets = receiversOf(webhooks, first as EventHead);
-        for (const w of targets) {
-          sql(
-            db,
-            `INSERT INTO webhook_deliveries (event_seq, event_id, event_type, business_id, webhook_id, url, payload, batched_event_ids, next_attempt_ms, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          ).run(
-            first.seq,
-            first.id,
-            first.type,
-            first.business_id,
-            w.id,
-            w.url,
-            payload,
-            JSON.stringify(others),
-            now,
-            at,
-            at,
-          );
-        }
-        for (const e of group) {
-          sql(
-            db,
-            'UPDATE outbox_events SET fanned_out = 1, batched_into = ?, updated_at = ? WHERE seq = ?',
-          ).run(e === first ? null : first.id, at, e.seq);
-        }
-        // No receiver registered: nothing to deliver, the event is done.
-        if (targets.length === 0) this.settleEvent(first.seq, first.id, at);
+    const webhooks = await tx.webhooks.list();
+    for (const group of batchEvents(heads)) {
+      const first = group[0]!;
+      // A new order may still be joined by others of its store: wait out a short window.
+      if (first.type === CREATED && now - first.at < this.batchDelayMs) {
+        holdUntil = Math.min(holdUntil ?? Number.POSITIVE_INFINITY, first.at + this.batchDelayMs);
+        continue;
       }
-    })();
-    return holdUntil === undefined ? undefined : Math.max(1, holdUntil - now);
+      const payload = group.length === 1 ? first.payload : batchPayload(group);
+      const others = group.slice(1).map((e) => e.id);
+      const targets = receiversOf(webhooks, first as EventHead);
+      for (const w of targets) {
+        await tx.deliveries.insert(
+          {
+            event_seq: first.seq,
+            event_id: first.id,
+            event_type: first.type,
+            business_id: first.business_id,
+            webhook_id: w.id,
+            url: w.url,
+            payload,
+            batched_event_ids: others,
+          },
+          now,
+        );
+      }
+      // No receiver registered: nothing to deliver, the events are done at once.
+      for (const e of group)
+        await tx.outbox.markFanned(e.seq, e === first ? null : first.id, now, targets.length === 0);
+    }
+    return {
+      events: fresh.length,
+      holdMs: holdUntil === undefined ? undefined : Math.max(1, holdUntil - now),
+    };
   }
 
-  private claimAndSend(now: number): void {
-    const { db } = this.o;
+  /** Leases the due deliveries there is room for (per URL and in all). */
+  private async claim(tx: Tx, now: number): Promise<(ClaimedDelivery | undefined)[]> {
     const room = this.maxInFlight - this.total;
-    if (room <= 0) return;
-    const due = sql(
-      db,
-      `SELECT id, url FROM webhook_deliveries
-       WHERE status = 'pending' AND next_attempt_ms <= ? AND (lease_until IS NULL OR lease_until < ?)
-       ORDER BY next_attempt_ms, id LIMIT ?`,
-    ).all(now, now, room * 4) as { id: number; url: string }[];
-    const picked: number[] = [];
+    if (room <= 0) return [];
+    const due = await tx.deliveries.due(now, room * 4);
+    const out: (ClaimedDelivery | undefined)[] = [];
     const taken = new Map<string, number>();
     for (const d of due) {
-      if (picked.length >= room) break;
+      if (out.length >= room) break;
       const busy = (this.inFlight.get(d.url) ?? 0) + (taken.get(d.url) ?? 0);
       if (busy >= this.perUrl) continue; // a slow receiver waits its turn; others go on
       taken.set(d.url, (taken.get(d.url) ?? 0) + 1);
-      picked.push(d.id);
+      out.push(await tx.deliveries.claim(d.id, this.owner, now + LEASE_MS, now));
     }
-    if (picked.length === 0) return;
-    const claimed = db.transaction(() =>
-      picked.map(
-        (id) =>
-          sql(
-            db,
-            `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?, attempts = attempts + 1
-             WHERE id = ? AND status = 'pending' AND (lease_until IS NULL OR lease_until < ?)
-             RETURNING id, event_id, event_type, url, payload, business_id, attempts, budget_start, event_seq`,
-          ).get(this.owner, now + LEASE_MS, id, now) as DeliveryRow | undefined,
-      ),
-    )();
-    for (const d of claimed) if (d) this.send(d);
+    return out;
   }
 
-  private send(d: DeliveryRow): void {
+  private send(d: ClaimedDelivery): void {
     this.total++;
     this.inFlight.set(d.url, (this.inFlight.get(d.url) ?? 0) + 1);
-    const p = this.attempt(d).finally(() => {
-      this.total--;
-      const n = (this.inFlight.get(d.url) ?? 1) - 1;
-      if (n === 0) this.inFlight.delete(d.url);
-      else this.inFlight.set(d.url, n);
-      this.sends.delete(p);
-      this.kick();
-    });
+    const p = this.attempt(d)
+      // Stopping closes the store under a late attempt: its lease lapses and it is sent again.
+      .catch((err) => {
+        if (this.running) this.o.logErrors?.(err);
+      })
+      .finally(() => {
+        this.total--;
+        const n = (this.inFlight.get(d.url) ?? 1) - 1;
+        if (n === 0) this.inFlight.delete(d.url);
+        else this.inFlight.set(d.url, n);
+        this.sends.delete(p);
+        this.kick();
+      });
     this.sends.add(p);
   }
 
-  private async attempt(d: DeliveryRow): Promise<void> {
+  private async attempt(d: ClaimedDelivery): Promise<void> {
     let secret: string;
     try {
-      secret = webhookSecret(this.o.db, this.o.sealer, d.business_id, this.o.now());
+      secret = await webhookSecret(this.o.store, this.o.sealer, d.business_id, this.o.now());
     } catch (err) {
-      this.record(d, undefined, 0, `no signing secret: ${(err as Error).message}`);
+      await this.record(d, undefined, 0, `no signing secret: ${(err as Error).message}`);
       return;
     }
     const body = Buffer.from(d.payload, 'utf8');
@@ -311,87 +284,62 @@ export class Dispatcher {
           ? `timeout after ${this.timeoutMs} ms`
           : (e.code ?? e.message);
     }
-    this.record(d, status, Math.round(performance.now() - started), error);
+    await this.record(d, status, Math.round(performance.now() - started), error);
   }
 
-  private record(d: DeliveryRow, status: number | undefined, ms: number, error: string | null): void {
-    const { db } = this.o;
-    if (!db.open) return;
+  private async record(
+    d: ClaimedDelivery,
+    status: number | undefined,
+    ms: number,
+    error: string | null,
+  ): Promise<void> {
     const now = this.o.now();
-    const at = new Date(now).toISOString();
-    db.transaction(() => {
-      sql(
-        db,
-        'INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, at, status_code, duration_ms, error) VALUES (?, ?, ?, ?, ?, ?)',
-      ).run(d.id, d.attempts, at, status ?? null, ms, error);
-      if (isDelivered(status)) {
-        sql(
-          db,
-          "UPDATE webhook_deliveries SET status = 'delivered', next_attempt_ms = NULL, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?",
-        ).run(at, d.id);
-      } else {
+    await this.o.store.write(async (tx) => {
+      await tx.deliveries.recordAttempt(d.id, {
+        attempt: d.attempts,
+        at: new Date(now).toISOString(),
+        status_code: status ?? null,
+        duration_ms: ms,
+        error,
+      });
+      if (isDelivered(status)) await tx.deliveries.settle(d.id, { status: 'delivered' }, now);
+      else {
         const delay = retryDelay(this.o.retrySchedule, d.attempts - d.budget_start, this.o.random);
-        if (delay === undefined) {
-          sql(
-            db,
-            "UPDATE webhook_deliveries SET status = 'failed', next_attempt_ms = NULL, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?",
-          ).run(at, d.id);
-        } else {
-          sql(
-            db,
-            'UPDATE webhook_deliveries SET next_attempt_ms = ?, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?',
-          ).run(now + delay, at, d.id);
-        }
+        await tx.deliveries.settle(
+          d.id,
+          delay === undefined ? { status: 'failed' } : { status: 'pending', nextAttemptMs: now + delay },
+          now,
+        );
       }
-      this.settleEvent(d.event_seq, d.event_id, at);
-    })();
+      await this.settleEvent(tx, d.event_seq, d.event_id, now);
+    });
   }
 
   /** Keeps the outbox row's status (and that of events batched into it) in step with its deliveries. */
-  private settleEvent(seq: number, eventId: string, at: string): void {
-    const { db } = this.o;
-    const rows = sql(db, 'SELECT status, attempts FROM webhook_deliveries WHERE event_id = ?').all(
-      eventId,
-    ) as {
-      status: string;
-      attempts: number;
-    }[];
+  private async settleEvent(tx: Tx, seq: number, eventId: string, now: number): Promise<void> {
+    const rows = await tx.deliveries.ofEvent(eventId);
     const status = eventStatus(rows.map((r) => r.status));
     const attempts = rows.reduce((m, r) => Math.max(m, r.attempts), 0);
-    // By primary key, and by the partial index for batched events: never a scan of the outbox.
-    sql(db, 'UPDATE outbox_events SET status = ?, attempts = ?, updated_at = ? WHERE seq = ?').run(
-      status,
-      attempts,
-      at,
-      seq,
-    );
-    sql(db, 'UPDATE outbox_events SET status = ?, attempts = ?, updated_at = ? WHERE batched_into = ?').run(
-      status,
-      attempts,
-      at,
-      eventId,
-    );
+    await tx.outbox.settle(seq, eventId, status, attempts, now);
   }
 
-  private arm(now: number, batchWait: number | undefined): void {
-    if (!this.running) return;
-    clearTimeout(this.timer);
-    const next = sql(
-      this.o.db,
-      "SELECT min(max(next_attempt_ms, coalesce(lease_until, 0))) FROM webhook_deliveries WHERE status = 'pending'",
-    )
-      .pluck()
-      .get() as number | null;
+  private arm(now: number, nextDue: number | null, batchWait: number | undefined): void {
     let wait = MAX_IDLE_MS;
-    if (next !== null) wait = Math.min(wait, Math.max(1, next - now));
+    if (nextDue !== null) wait = Math.min(wait, Math.max(1, nextDue - now));
     if (batchWait !== undefined) wait = Math.min(wait, batchWait);
     // A full pipe is drained by the send completions, which kick again.
-    this.timer = setTimeout(() => this.tick(), wait);
+    this.setTimer(wait);
+  }
+
+  private setTimer(wait: number): void {
+    clearTimeout(this.timer);
+    if (!this.running) return;
+    this.timer = setTimeout(() => void this.tick(), wait);
     this.timer.unref();
   }
 }
 
-function batchPayload(group: readonly OutboxRow[]): string {
+function batchPayload(group: readonly UnfannedEvent[]): string {
   const first = JSON.parse(group[0]!.payload) as { brand_id: number; branch_id: number };
   const orders = group.flatMap((e) => (JSON.parse(e.payload) as { orders: unknown[] }).orders);
   return JSON.stringify({ brand_id: first.brand_id, branch_id: first.branch_id, orders });

@@ -2,6 +2,14 @@ import type { Scope } from '../../contract/scopes.js';
 
 // Pure rules of Basic auth, scopes and rotation. Hashing lives in ../security/secrets.ts.
 
+/** A verified partner credential, as handlers see it. */
+export interface AuthedCredential {
+  key: string;
+  businessId: number;
+  scopes: readonly string[];
+  rateLimit: number;
+}
+
 export interface BasicCredentials {
   key: string;
   secret: string;

@@ -1,4 +1,4 @@
-import type { FieldIssue } from '../http/api-error.js';
+import type { FieldIssue } from '../errors.js';
 import { COUNTRIES, CURRENCIES, LANGUAGES, findCity } from './reference-data.js';
 
 // Pure rules for branch records: references that must exist, defaults, and the composed wire record.

@@ -50,8 +50,13 @@ export type IdempotencyDecision =
   | { kind: 'replay'; stored: StoredResponse }
   | { kind: 'conflict' };
 
+/** Whether a stored answer is still within the 24 h window. */
+export function isFresh(stored: StoredResponse, now: number): boolean {
+  return now - stored.createdAt < IDEMPOTENCY_TTL_MS;
+}
+
 export function decide(stored: StoredResponse | undefined, fp: string, now: number): IdempotencyDecision {
-  if (!stored || now - stored.createdAt >= IDEMPOTENCY_TTL_MS) return { kind: 'proceed' };
+  if (!stored || !isFresh(stored, now)) return { kind: 'proceed' };
   return stored.fingerprint === fp ? { kind: 'replay', stored } : { kind: 'conflict' };
 }
 

@@ -1,6 +1,6 @@
 import type { AvailableTimes } from '../../contract/schemas/common.js';
 import { SYNC_FIELDS } from '../../contract/schemas/menus.js';
-import type { FieldIssue } from '../http/api-error.js';
+import type { FieldIssue } from '../errors.js';
 
 // Menu layers as pure functions over plain data (docs/menus.md):
 //

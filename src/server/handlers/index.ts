@@ -1,4 +1,4 @@
-import type { HandlerTable } from '../http/context.js';
+import type { HandlerTable } from './context.js';
 import { brandHandlers } from './brands.js';
 import { catalogHandlers } from './catalog.js';
 import { menuStockHandlers } from './menu-stock.js';

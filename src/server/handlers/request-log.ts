@@ -1,7 +1,7 @@
-import { ApiError } from '../http/api-error.js';
-import type { HandlersFor } from '../http/context.js';
+import { ApiError } from '../errors.js';
+import type { HandlersFor } from './context.js';
 
-// The operator's view of the request log (src/server/http/request-log.ts): a page of requests,
+// The operator's view of the request log (src/server/services/request-log.ts): a page of requests,
 // optionally long-polled, and one request in full.
 
 export const requestLogHandlers: HandlersFor<'operatorListRequests' | 'operatorGetRequest'> = {

@@ -8,20 +8,22 @@ import { tenantQuery } from '../../contract/schemas/common.js';
 import {
   decide,
   fingerprint,
+  type IdempotencyDecision,
   isStorable,
+  type StoredResponse,
   MAX_BODY_DEPTH,
   nestsDeeperThan,
   validKey,
 } from '../domain/idempotency.js';
 import { AllowedMethods } from './allowed-methods.js';
-import { ApiError, type FieldIssue } from './api-error.js';
+import { ApiError, type FieldIssue } from '../errors.js';
 import { CredentialAuth, checkOperator, type AuthedCredential } from './auth.js';
 import { decodedBody, hasBody } from './content-encoding.js';
 import { registerStrictJson } from './json-body.js';
-import type { HandlerTable, PartnerCtx, Services } from './context.js';
-import { RawJson } from './context.js';
-import { IdempotencyStore } from './idempotency-store.js';
-import { attachRequestLog } from './request-log.js';
+import type { HandlerTable, PartnerCtx, Services } from '../handlers/context.js';
+import { RawJson } from '../handlers/context.js';
+import type { Tx } from '../store/store.js';
+import { attachRequestLog } from '../services/request-log.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 /** Longer than any request line Node accepts (its header block is 16 KiB). */
@@ -31,6 +33,9 @@ declare module 'fastify' {
   interface FastifyRequest {
     credential?: AuthedCredential;
     idemKey?: string;
+    idemStored?: { answer: StoredResponse; at: number };
+    /** The claim on the Idempotency-Key, while this request holds one. */
+    idemClaim?: { release(): void; unit?: Promise<unknown>; recheck: boolean };
   }
 }
 
@@ -111,6 +116,23 @@ function fromFastifyError(err: { code?: string; statusCode?: number; message: st
 }
 
 const isWrite = (op: OperationSpec) => op.method !== 'GET';
+const serialise = (out: unknown) => (out instanceof RawJson ? out.json : JSON.stringify(out));
+
+/** Keeps the request's Idempotency-Key claim until `unit` has settled, then gives it back. */
+async function holding<T>(req: FastifyRequest, unit: Promise<T>): Promise<T> {
+  const claim = req.idemClaim;
+  if (claim) claim.unit = unit.catch(() => undefined);
+  try {
+    return await unit;
+  } finally {
+    claim?.release();
+  }
+}
+
+type WriteOutcome =
+  | Exclude<IdempotencyDecision, { kind: 'proceed' }>
+  | { kind: 'done'; json: string }
+  | { kind: 'failed'; err: unknown };
 const NO_QUERY = tenantQuery();
 
 function isJsonObject(v: unknown): v is Record<string, unknown> {
@@ -142,7 +164,16 @@ export interface AppOptions {
   timeouts?: Partial<HttpTimeouts>;
 }
 
-export function buildApp(services: Services, handlers: HandlerTable, opts: AppOptions = {}): FastifyInstance {
+/** What the app needs beyond what handlers see: the credential verifier itself. */
+export interface AppServices extends Services {
+  auth: CredentialAuth;
+}
+
+export function buildApp(
+  services: AppServices,
+  handlers: HandlerTable,
+  opts: AppOptions = {},
+): FastifyInstance {
   const logErrors =
     opts.logErrors ??
     ((err: unknown) => process.stderr.write(`partner server: ${String((err as Error)?.stack ?? err)}\n`));
@@ -203,12 +234,7 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
   app.removeContentTypeParser('text/plain');
   registerStrictJson(app);
   if (services.requestLog) attachRequestLog(app, services.requestLog, services.now);
-  const idem = new IdempotencyStore(services.db);
-  const committed = () =>
-    services.group.pending
-      ? new Promise<void>((ok, fail) => services.group.whenCommitted(ok, fail))
-      : undefined;
-  const inFlight = new Set<string>();
+  const { store } = services;
 
   // A known path with a method it does not serve → 405 before anything else (auth, body), with
   // the same Allow whichever method was tried.
@@ -279,7 +305,7 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
       if (op.auth === 'none') return;
       const cred = await services.auth.authenticate(req.headers.authorization, req.ip);
       req.credential = cred;
-      const rate = services.limiter.take(cred.key, cred.rateLimit, services.now());
+      const rate = await store.rateLimits.take(cred.key, cred.rateLimit, services.now());
       reply.headers({
         'ratelimit-limit': rate.limit,
         'ratelimit-remaining': rate.remaining,
@@ -304,17 +330,36 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
         throw new ApiError('request_invalid', 'Idempotency-Key is longer than 64 characters', [
           { path: ['header', 'Idempotency-Key'], message: 'at most 64 characters' },
         ]);
-      const slot = `${cred.key}\n${k}`;
-      if (inFlight.has(slot)) {
+      const at = services.now();
+      const begun = await store.claims.begin(cred.key, k!, at);
+      if (begun.kind === 'in_flight') {
         throw new ApiError(
           'state_idempotency_conflict',
           'a request with this Idempotency-Key is still in flight',
           { reason: 'in_flight' },
         );
       }
-      inFlight.add(slot);
       req.idemKey = k!;
-      reply.raw.once('close', () => inFlight.delete(slot));
+      // A stored answer is replayed (or conflicts) without a claim: nothing runs again.
+      if (begun.kind === 'stored') req.idemStored = { answer: begun.answer, at };
+      else {
+        // Held until the request's unit has settled (its answer, if any, is then committed and
+        // replayed to whoever comes next), or until the request ends without one. A client that
+        // goes away does not free the key while its unit may still run.
+        let released = false;
+        const claim: NonNullable<FastifyRequest['idemClaim']> = {
+          recheck: begun.recheck,
+          release: () => {
+            if (released) return;
+            released = true;
+            void store.claims.release(cred.key, k!);
+          },
+        };
+        req.idemClaim = claim;
+        reply.raw.once('close', () =>
+          claim.unit ? void claim.unit.finally(claim.release) : claim.release(),
+        );
+      }
     };
 
     app.route({
@@ -356,71 +401,94 @@ export function buildApp(services: Services, handlers: HandlerTable, opts: AppOp
           );
 
         const now = services.now();
-        const ctx = {
-          services,
-          db: services.db,
-          now,
-          credential: req.credential,
-          businessId: req.credential?.businessId,
-        } as PartnerCtx;
 
-        if (!(write && op.auth === 'partner')) {
-          const out = await handler(ctx, input);
-          const json = out instanceof RawJson ? out.json : JSON.stringify(out);
+        if (op.auth !== 'partner') {
+          const json = serialise(
+            await handler(op.auth === 'operator' ? { services, now, store } : { services, now }, input),
+          );
           // The OpenAPI document as tools expect it at its URL: no envelope (X-Request-Id is set).
           if (op.raw) return reply.code(status).type('application/json; charset=utf-8').send(json);
-          // What this turn wrote is not answered for (nor read back) before it is committed.
-          await committed();
           return sendData(reply, status, json);
         }
 
-        const credKey = req.credential!.key;
-        const fp = fingerprint(op.method, req.url.split('?')[0]!, req.body);
-        const decision = decide(idem.get(credKey, req.idemKey!), fp, now);
-        if (decision.kind === 'conflict') {
-          throw new ApiError(
-            'state_idempotency_conflict',
-            'this Idempotency-Key was used with a different request',
-            { reason: 'body_mismatch' },
+        const cred = req.credential!;
+        const ctxIn = (tx: Tx): PartnerCtx => ({
+          services,
+          now,
+          credential: cred,
+          store: tx.tenant(cred.businessId),
+        });
+        if (!write) {
+          // A read unit answers only from committed data.
+          return sendData(
+            reply,
+            status,
+            await store.read(async (tx) => serialise(await handler(ctxIn(tx), input))),
           );
         }
-        if (decision.kind === 'replay') {
-          reply.header('idempotent-replayed', 'true');
-          const s = decision.stored;
-          return s.isError ? sendError(reply, s.status, s.payload) : sendData(reply, s.status, s.payload);
-        }
-        let payload: string;
-        try {
-          payload = services.group.run(() => {
-            const out = handler(ctx, input);
-            if (out instanceof Promise) throw new Error(`write handler ${op.id} must be synchronous`);
-            const json = out instanceof RawJson ? out.json : JSON.stringify(out);
-            idem.put(credKey, req.idemKey!, {
-              fingerprint: fp,
-              status,
-              isError: false,
-              payload: json,
-              createdAt: now,
-            });
-            return json;
-          });
-        } catch (err) {
-          if (err instanceof ApiError && isStorable(err.status)) {
-            services.group.run(() =>
-              idem.put(credKey, req.idemKey!, {
-                fingerprint: fp,
-                status: err.status,
-                isError: true,
-                payload: errorJson(err),
-                createdAt: now,
+
+        // The whole write in one unit of work: the stored answer is looked up once more where one
+        // may have been stored since the claim began, the handler runs in a savepoint of its own, and
+        // its answer is stored beside what it wrote. A client mistake rolls the handler's writes
+        // back but keeps its stored error answer.
+        const idemKey = req.idemKey!;
+        const fp = fingerprint(op.method, req.url.split('?')[0]!, req.body);
+        const stored = req.idemStored;
+        // A claim whose look and take were one step (SQLite's in-process claims) cannot have missed
+        // an answer: only the claim's holder stores one. A shared store's claim looks once more.
+        const recheck = req.idemClaim?.recheck ?? true;
+        const outcome = stored
+          ? (decide(stored.answer, fp, stored.at) as WriteOutcome)
+          : await holding(
+              req,
+              store.write(async (tx): Promise<WriteOutcome> => {
+                if (recheck) {
+                  const decision = decide(await tx.idempotency.get(cred.key, idemKey), fp, now);
+                  if (decision.kind !== 'proceed') return decision;
+                }
+                let json: string;
+                try {
+                  json = await tx.attempt(async () => serialise(await handler(ctxIn(tx), input)));
+                } catch (err) {
+                  if (err instanceof ApiError && isStorable(err.status)) {
+                    await tx.idempotency.put(cred.key, idemKey, {
+                      fingerprint: fp,
+                      status: err.status,
+                      isError: true,
+                      payload: errorJson(err),
+                      createdAt: now,
+                    });
+                  }
+                  return { kind: 'failed', err };
+                }
+                // Outside the handler's savepoint: if the answer cannot be stored, the unit fails whole.
+                await tx.idempotency.put(cred.key, idemKey, {
+                  fingerprint: fp,
+                  status,
+                  isError: false,
+                  payload: json,
+                  createdAt: now,
+                });
+                return { kind: 'done', json };
               }),
             );
-            await committed();
+        switch (outcome.kind) {
+          case 'conflict':
+            throw new ApiError(
+              'state_idempotency_conflict',
+              'this Idempotency-Key was used with a different request',
+              { reason: 'body_mismatch' },
+            );
+          case 'replay': {
+            reply.header('idempotent-replayed', 'true');
+            const s = outcome.stored;
+            return s.isError ? sendError(reply, s.status, s.payload) : sendData(reply, s.status, s.payload);
           }
-          throw err;
+          case 'failed':
+            throw outcome.err;
+          case 'done':
+            return sendData(reply, status, outcome.json);
         }
-        await committed();
-        return sendData(reply, status, payload);
       },
     });
   }

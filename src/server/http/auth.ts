@@ -1,4 +1,4 @@
-import { missingScope, parseBasic, previousSecretValid } from '../domain/auth.js';
+import { type AuthedCredential, missingScope, parseBasic, previousSecretValid } from '../domain/auth.js';
 import {
   type AuthThrottleLimits,
   DEFAULT_AUTH_THROTTLE,
@@ -8,27 +8,10 @@ import {
 import type { Bucket } from '../domain/rate-limit.js';
 import { dummyHash, safeEqual, sha256, verifySecret } from '../security/secrets.js';
 import type { Scope } from '../../contract/scopes.js';
-import type { Db } from '../store/db.js';
-import { sql } from './prepared.js';
-import { ApiError } from './api-error.js';
+import type { Store } from '../store/store.js';
+import { ApiError } from '../errors.js';
 
-export interface AuthedCredential {
-  key: string;
-  businessId: number;
-  scopes: readonly string[];
-  rateLimit: number;
-}
-
-interface CredentialRow {
-  key: string;
-  business_id: number;
-  secret_hash: string;
-  prev_secret_hash: string | null;
-  prev_valid_until: number | null;
-  scopes: string;
-  rate_limit: number;
-  revoked_at: string | null;
-}
+export type { AuthedCredential };
 
 interface CacheEntry {
   cred: AuthedCredential;
@@ -72,7 +55,7 @@ export class CredentialAuth {
   readonly stats = { verifications: 0, maxConcurrent: 0, throttled: 0 };
 
   constructor(
-    private readonly db: Db,
+    private readonly store: Store,
     private readonly now: () => number,
     limits: Partial<AuthThrottleLimits> = {},
   ) {
@@ -191,7 +174,7 @@ export class CredentialAuth {
 
   private async verify(key: string, secret: string): Promise<CacheEntry | undefined> {
     this.stats.verifications++;
-    const row = sql(this.db, 'SELECT * FROM credentials WHERE key = ?').get(key) as CredentialRow | undefined;
+    const row = await this.store.read((tx) => tx.credentials.get(key));
     if (!row) {
       // As expensive as a wrong secret for a key that exists.
       await verifySecret(secret, this.dummy);
@@ -200,7 +183,7 @@ export class CredentialAuth {
     const cred: AuthedCredential = {
       key: row.key,
       businessId: row.business_id,
-      scopes: JSON.parse(row.scopes) as string[],
+      scopes: row.scopes,
       rateLimit: row.rate_limit,
     };
     if (await verifySecret(secret, row.secret_hash))

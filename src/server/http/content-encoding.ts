@@ -1,6 +1,6 @@
 import { Transform, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { ApiError } from './api-error.js';
+import { ApiError } from '../errors.js';
 
 // Request bodies may be compressed with gzip, deflate or br. The body limit applies to the
 // decoded bytes: decoding stops (and the decoder is destroyed) at the first byte past it, so a

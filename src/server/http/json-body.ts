@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../domain/idempotency.js';
-import { ApiError } from './api-error.js';
+import { ApiError } from '../errors.js';
 
 // JSON bodies are read as bytes and decoded strictly: Fastify's default parser decodes with
 // replacement, so a 0xFF byte would be stored as U+FFFD and the client never told.

@@ -1,23 +1,17 @@
 // Demo menus for `--seed demo`: one realistic published menu per demo brand, synced and
 // published to every branch that carries it. Indonesian coffee and rice for business 1 (IDR),
-// Thai noodles and desserts for business 2 (THB). Written through the menu store functions,
-// not HTTP, inside one transaction.
-import type { AuthedCredential } from '../http/auth.js';
-import type { PartnerCtx, Services } from '../http/context.js';
-import { sql } from '../http/prepared.js';
-import { menuStockHandlers } from '../handlers/menu-stock.js';
+// Thai noodles and desserts for business 2 (THB). Written through the menu services (the
+// functions the handlers call), not HTTP, in one unit of work.
+import type { Services } from '../handlers/context.js';
 import {
   createCategory,
   createItem,
   createModifierGroup,
   createSection,
-  linkGroupItems,
-  linkGroupModifiers,
-  linkItemCategories,
-  linkSectionCategories,
-  publishMenu,
-  syncMenu,
-} from '../handlers/menus-repo.js';
+} from '../services/menus/catalogue.js';
+import { changeLinks } from '../services/menus/links.js';
+import { publishMenu, syncMenu } from '../services/menus/publish.js';
+import { applyToSkus, availability, stockCount } from '../services/menus/stock.js';
 import type { SeededBusiness } from './demo.js';
 
 type Money = 'IDR' | 'THB';
@@ -595,49 +589,45 @@ function hours(from: number, to: number) {
 }
 
 /** Authors, syncs and publishes the demo menu of every demo brand; adds a little live stock state. */
-export function seedDemoMenus(services: Services, businesses: SeededBusiness[]): void {
-  const { db } = services;
+export async function seedDemoMenus(services: Services, businesses: SeededBusiness[]): Promise<void> {
   const now = services.now();
-  db.transaction(() => {
+  await services.store.write(async (tx) => {
     for (const biz of businesses) {
+      const t = tx.tenant(biz.id);
       // Price tiers: the first group is the in-store price, the second the delivery-app price.
-      const groups = sql(db, 'SELECT id FROM price_groups WHERE business_id = ? ORDER BY id')
-        .pluck()
-        .all(biz.id) as number[];
+      const groups = (await t.priceGroups.list()).map((g) => g.id);
       const skuItems = new Map<string, number>();
       for (const brand of biz.brands) {
         const menu = MENUS[brand.key];
         if (!menu) continue;
-        const groupIds = new Map<string, { id: number; min: number; max: number; modifiers: number[] }>();
+        const groupIds = new Map<string, number>();
         for (const g of menu.groups) {
-          const group = createModifierGroup(
-            db,
-            biz.id,
+          const group = await createModifierGroup(
+            t,
             { brand_id: brand.id, title: g.title, min: g.min, max: g.max },
             now,
           );
-          const mods = g.modifiers.map(
-            ([title, sku, price]) =>
-              createItem(
-                db,
-                biz.id,
-                {
-                  brand_id: brand.id,
-                  title,
-                  partner_item_id: sku,
-                  prices: priced(menu.money, price).prices,
-                  onlyModifier: true,
-                },
-                now,
-              ).id,
-          );
-          linkGroupModifiers(db, biz.id, group.id, mods);
-          groupIds.set(g.key, { id: group.id, min: g.min, max: g.max, modifiers: mods });
+          const mods: number[] = [];
+          for (const [title, sku, price] of g.modifiers) {
+            const mod = await createItem(
+              t,
+              {
+                brand_id: brand.id,
+                title,
+                partner_item_id: sku,
+                prices: priced(menu.money, price).prices,
+                onlyModifier: true,
+              },
+              now,
+            );
+            mods.push(mod.id);
+          }
+          await changeLinks(t, 'groupModifiers', 'link', group.id, mods);
+          groupIds.set(g.key, group.id);
         }
         for (const s of menu.sections) {
-          const section = createSection(
-            db,
-            biz.id,
+          const section = await createSection(
+            t,
             {
               brand_id: brand.id,
               title: s.title,
@@ -647,16 +637,15 @@ export function seedDemoMenus(services: Services, businesses: SeededBusiness[]):
             now,
           );
           for (const c of s.categories) {
-            const category = createCategory(db, biz.id, { brand_id: brand.id, title: c.title }, now);
-            linkSectionCategories(db, biz.id, section.id, [category.id]);
+            const category = await createCategory(t, { brand_id: brand.id, title: c.title }, now);
+            await changeLinks(t, 'sectionCategories', 'link', section.id, [category.id]);
             for (const [title, sku, base, description, mods] of c.items) {
               const p = priced(menu.money, base);
               const groupPrices: Record<string, string> = {};
               if (groups[0] !== undefined) groupPrices[String(groups[0])] = p.base;
               if (groups[1] !== undefined) groupPrices[String(groups[1])] = p.marked;
-              const item = createItem(
-                db,
-                biz.id,
+              const item = await createItem(
+                t,
                 {
                   brand_id: brand.id,
                   title,
@@ -669,40 +658,35 @@ export function seedDemoMenus(services: Services, businesses: SeededBusiness[]):
                 now,
               );
               skuItems.set(sku, item.id);
-              linkItemCategories(db, biz.id, item.id, [category.id]);
-              for (const key of mods ?? []) linkGroupItems(db, biz.id, groupIds.get(key)!.id, [item.id]);
+              await changeLinks(t, 'itemCategories', 'link', item.id, [category.id]);
+              for (const key of mods ?? [])
+                await changeLinks(t, 'groupItems', 'link', groupIds.get(key)!, [item.id]);
             }
           }
         }
-        syncMenu(db, biz.id, { brand_id: brand.id }, now);
-        publishMenu(db, biz.id, { brand_id: brand.id }, now);
+        await syncMenu(t, { brand_id: brand.id }, now);
+        await publishMenu(t, { brand_id: brand.id }, now);
       }
 
       // A little live state, so `menu get` and the OOS history have something to show: the
       // first branch counts stock of a limited item and has run out of a seasonal one.
       const branch = biz.branches[0];
       if (!branch) continue;
-      const credential: AuthedCredential = { key: 'demo-seed', businessId: biz.id, scopes: [], rateLimit: 0 };
-      const ctx: PartnerCtx = { services, db, now, credential, businessId: biz.id };
+      const by = { actor: 'demo-seed', now };
       const limited = ['KK-EKS-1L', 'SL-BOAT-SET5'].filter((s) => skuItems.has(s));
       const seasonal = ['KK-V60-KINT', 'SL-BAMEEPOO'].filter((s) => skuItems.has(s));
       if (limited.length) {
-        menuStockHandlers.updateItemStocks(ctx, {
-          params: {},
-          query: {},
-          body: {
-            branch_id: branch.id,
-            items: limited.map((partner_item_id) => ({ partner_item_id, stock: 12 })),
-          },
-        });
+        await applyToSkus(
+          t,
+          by,
+          branch.id,
+          'stock',
+          limited.map((sku) => ({ sku, change: stockCount(12) })),
+        );
       }
       for (const sku of seasonal) {
-        menuStockHandlers.setItemAvailability(ctx, {
-          params: { partner_item_id: sku },
-          query: {},
-          body: { branch_id: branch.id, isAvailable: false },
-        });
+        await applyToSkus(t, by, branch.id, 'availability', [{ sku, change: availability(false) }]);
       }
     }
-  })();
+  });
 }

@@ -10,8 +10,8 @@ import {
   generatedLines,
   type HistoryEntry,
   insertOrder,
-} from '../handlers/orders.js';
-import type { Services } from '../http/context.js';
+} from '../services/orders.js';
+import type { Services } from '../handlers/context.js';
 import type { SeededBusiness } from './demo.js';
 
 const MIN = 60_000;
@@ -76,11 +76,11 @@ const SCENARIOS: readonly Scenario[] = [
 /** How many demo orders each business gets (at least one per branch). */
 const ORDERS_PER_BUSINESS = [10, 8];
 
-export function seedDemoOrders(services: Services, businesses: SeededBusiness[]): void {
-  const { db } = services;
+export async function seedDemoOrders(services: Services, businesses: SeededBusiness[]): Promise<void> {
   const now = services.now();
-  db.transaction(() => {
-    businesses.forEach((biz, b) => {
+  await services.store.write(async (tx) => {
+    for (const [b, biz] of businesses.entries()) {
+      const t = tx.tenant(biz.id);
       const rng = seededRng(4242 + b);
       const pairs = biz.branches.flatMap((br) =>
         br.brand_ids.map((brandId) => ({ branchId: br.id, brandId })),
@@ -89,11 +89,11 @@ export function seedDemoOrders(services: Services, businesses: SeededBusiness[])
       for (let i = 0; i < count; i++) {
         const s = SCENARIOS[i % SCENARIOS.length]!;
         const { branchId, brandId } = pairs[i % pairs.length]!;
-        const branch = branchFacts(db, biz.id, branchId);
+        const branch = await branchFacts(t, branchId);
         if (!branch) continue;
         const provider = simulateProvider(branch.countryCode, rng);
         const priced = priceCart(
-          generatedLines(db, brandId, branch, provider.id, rng, 2 + (i % 3)),
+          await generatedLines(t, brandId, branch, provider.id, rng, 2 + (i % 3)),
           branch.decimals,
         );
         if ('issues' in priced) throw new Error(`demo cart does not price: ${JSON.stringify(priced.issues)}`);
@@ -105,8 +105,7 @@ export function seedDemoOrders(services: Services, businesses: SeededBusiness[])
             ([status, after, by]): HistoryEntry => ({ status, atMs: createdMs + after * MIN + 1, by }),
           ),
         ];
-        insertOrder(db, {
-          businessId: biz.id,
+        await insertOrder(t, {
           brandId,
           branchId,
           currency: branch.currency,
@@ -121,6 +120,6 @@ export function seedDemoOrders(services: Services, businesses: SeededBusiness[])
           history,
         });
       }
-    });
-  })();
+    }
+  });
 }

@@ -30,14 +30,27 @@ export function migrate(db: Db): number {
       `database schema v${current} is newer than this partner (v${MIGRATIONS.length}); upgrade partner`,
     );
   }
-  for (let v = current; v < MIGRATIONS.length; v++) {
-    // An empty entry is a slot reserved for work in progress: stop there so the slot can
-    // still be filled in without leaving databases that skipped it.
-    if (!MIGRATIONS[v]!.trim()) return v;
-    db.transaction(() => {
-      db.exec(MIGRATIONS[v]!);
-      db.pragma(`user_version = ${v + 1}`);
-    })();
+  if (current === MIGRATIONS.length) return current;
+  // A migration may rebuild a table (SQLite's way to change a primary key): foreign keys are off
+  // meanwhile, since dropping the old table would otherwise cascade to its children, and a
+  // migration that leaves a reference broken is rolled back.
+  const enforced = db.pragma('foreign_keys', { simple: true }) === 1;
+  db.pragma('foreign_keys = OFF');
+  try {
+    for (let v = current; v < MIGRATIONS.length; v++) {
+      // An empty entry is a slot reserved for work in progress: stop there so the slot can
+      // still be filled in without leaving databases that skipped it.
+      if (!MIGRATIONS[v]!.trim()) return v;
+      db.transaction(() => {
+        const before = (db.pragma('foreign_key_check') as unknown[]).length;
+        db.exec(MIGRATIONS[v]!);
+        const after = (db.pragma('foreign_key_check') as unknown[]).length;
+        if (after > before) throw new Error(`migration ${v + 1} would break ${after - before} reference(s)`);
+        db.pragma(`user_version = ${v + 1}`);
+      })();
+    }
+  } finally {
+    if (enforced) db.pragma('foreign_keys = ON');
   }
   return MIGRATIONS.length;
 }

@@ -1,25 +1,25 @@
 import type { OperationId, Operations } from '../../contract/operations.js';
 import type { OperationInput, OperationOutput, OperationSpec } from '../../contract/operation.js';
-import type { Db } from '../store/db.js';
-import type { AuthedCredential, CredentialAuth } from './auth.js';
-import type { RateLimiter } from './rate-limiter.js';
+import type { AuthedCredential } from '../domain/auth.js';
 import type { Sealer } from '../security/sealed.js';
-import type { GroupCommit } from './group-commit.js';
-import type { RequestLog } from './request-log.js';
+import type { MenuRenderCache } from '../services/menus/publish.js';
+import type { Store, TenantTx } from '../store/store.js';
+import type { RequestLog } from '../services/request-log.js';
 
 /** Long-lived parts of a running server, shared by every request. */
 export interface Services {
-  db: Db;
+  /** The store: units of work over the backend (store/store.ts). */
+  store: Store;
   /** Milliseconds since the epoch; injectable so tests can move time. */
   now: () => number;
-  auth: CredentialAuth;
-  limiter: RateLimiter;
+  /** Cached verifications: every operator change to a credential forgets its key's. */
+  auth: { invalidate(key: string): void };
   operatorToken: string;
   version: string;
   /** Webhook retry delays in ms. */
   retrySchedule: number[];
-  /** The shared transaction of this event-loop turn's partner writes. */
-  group: GroupCommit;
+  /** Parsed menu snapshots and their last renderings (GET /menus). */
+  menuRenders: MenuRenderCache;
   /** Seals webhook signing keys at rest. */
   sealer: Sealer;
   /** The webhook dispatcher, when running: operator actions wake it. */
@@ -28,17 +28,29 @@ export interface Services {
   requestLog?: RequestLog;
 }
 
+/** What a partner handler may use of the services: everything but the unscoped store. */
+export type PartnerServices = Omit<Services, 'store'>;
+
 export interface PublicCtx {
-  services: Services;
-  db: Db;
+  services: PartnerServices;
   now: number;
 }
+/**
+ * Tenancy is structural: a partner handler's only way to the data is `store`, the request's unit
+ * of work seen by the credential's business. Its repositories take no business id, so no handler
+ * can forget the filter or pass another business's.
+ */
 export interface PartnerCtx extends PublicCtx {
   credential: AuthedCredential;
-  /** Tenancy: every read and write is confined to this business. */
-  businessId: number;
+  /** A write operation's whole handler runs in one unit with its Idempotency-Key answer, a read's in a read unit. */
+  store: TenantTx;
 }
-export type OperatorCtx = PublicCtx;
+export interface OperatorCtx {
+  services: Services;
+  now: number;
+  /** Unscoped: operator handlers open their own units (they may hash between them). */
+  store: Store;
+}
 
 /** A payload already serialised (e.g. stored records concatenated), sent as `data` untouched. */
 export class RawJson {
@@ -48,16 +60,14 @@ export class RawJson {
 type Result<O extends OperationSpec> = OperationOutput<O> | RawJson;
 
 /**
- * Partner writes must be synchronous: they run inside one SQLite transaction together with the
- * idempotency record (and any outbox event), so a failure leaves nothing half-written.
+ * A partner handler runs inside a unit of work (ctx.store): it awaits nothing but the store, so
+ * a write and its idempotency answer (and any outbox event) commit together or not at all.
  */
 export type Handler<O extends OperationSpec> = O['auth'] extends 'operator'
   ? (ctx: OperatorCtx, input: OperationInput<O>) => Result<O> | Promise<Result<O>>
   : O['auth'] extends 'none'
     ? (ctx: PublicCtx, input: OperationInput<O>) => Result<O>
-    : O['method'] extends 'GET'
-      ? (ctx: PartnerCtx, input: OperationInput<O>) => Result<O> | Promise<Result<O>>
-      : (ctx: PartnerCtx, input: OperationInput<O>) => Result<O>;
+    : (ctx: PartnerCtx, input: OperationInput<O>) => Result<O> | Promise<Result<O>>;
 
 export type HandlerTable = { [K in OperationId]: Handler<Operations[K]> };
 export type HandlersFor<K extends OperationId> = { [P in K]: Handler<Operations[P]> };

@@ -1,4 +1,4 @@
-import { ERROR_CATALOGUE, type ErrorCode } from '../../contract/errors.js';
+import { ERROR_CATALOGUE, type ErrorCode } from '../contract/errors.js';
 
 export interface FieldIssue {
   path: (string | number)[];

@@ -339,4 +339,124 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE branches SET record = json_set(record, '$.busy_mode_updated_at', busy_mode_updated_at)
     WHERE record <> '' AND json_extract(record, '$.busy_mode_updated_at') IS NULL;
   `,
+  // v6: public ids are never reused. Without AUTOINCREMENT SQLite hands out max(id) + 1, so after
+  // the newest section (category, item, modifier group, price group) was deleted the next one got
+  // its id. The tables whose rows can be deleted are rebuilt with AUTOINCREMENT (migrate() turns
+  // foreign keys off around a migration and checks them before it commits); each sequence starts
+  // above every id still named anywhere: store layers, snapshots, the OOS history, item group
+  // prices. Tables nothing deletes from (businesses, brands, branches, orders, events,
+  // deliveries, logs) keep max(id) + 1, which never goes back.
+  `
+  CREATE TABLE new_price_groups (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    business_id INTEGER NOT NULL REFERENCES businesses(id),
+    title TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  INSERT INTO new_price_groups (id, business_id, title, description, created_at, updated_at)
+    SELECT id, business_id, title, description, created_at, updated_at FROM price_groups;
+  DROP TABLE price_groups;
+  ALTER TABLE new_price_groups RENAME TO price_groups;
+  CREATE INDEX price_groups_business ON price_groups(business_id);
+
+  CREATE TABLE new_menu_sections (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    business_id INTEGER NOT NULL REFERENCES businesses(id),
+    brand_id INTEGER NOT NULL REFERENCES brands(id),
+    title TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    available_times TEXT,
+    is_enabled INTEGER NOT NULL DEFAULT 1,
+    visibilities TEXT NOT NULL DEFAULT '{}',
+    blackout_dates TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  INSERT INTO new_menu_sections (id, business_id, brand_id, title, description, available_times, is_enabled, visibilities, blackout_dates, created_at, updated_at)
+    SELECT id, business_id, brand_id, title, description, available_times, is_enabled, visibilities, blackout_dates, created_at, updated_at FROM menu_sections;
+  DROP TABLE menu_sections;
+  ALTER TABLE new_menu_sections RENAME TO menu_sections;
+  CREATE INDEX menu_sections_brand ON menu_sections(brand_id);
+
+  CREATE TABLE new_menu_categories (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    business_id INTEGER NOT NULL REFERENCES businesses(id),
+    brand_id INTEGER NOT NULL REFERENCES brands(id),
+    title TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    is_enabled INTEGER NOT NULL DEFAULT 1,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  INSERT INTO new_menu_categories (id, business_id, brand_id, title, description, is_enabled, created_at, updated_at)
+    SELECT id, business_id, brand_id, title, description, is_enabled, created_at, updated_at FROM menu_categories;
+  DROP TABLE menu_categories;
+  ALTER TABLE new_menu_categories RENAME TO menu_categories;
+  CREATE INDEX menu_categories_brand ON menu_categories(brand_id);
+
+  CREATE TABLE new_menu_items (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    business_id INTEGER NOT NULL REFERENCES businesses(id),
+    brand_id INTEGER NOT NULL REFERENCES brands(id),
+    title TEXT NOT NULL,
+    partner_item_id TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    prices TEXT NOT NULL DEFAULT '{}',
+    group_prices TEXT NOT NULL DEFAULT '{}',
+    visibilities TEXT NOT NULL DEFAULT '{}',
+    enabled INTEGER NOT NULL DEFAULT 1,
+    only_modifier INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (brand_id, partner_item_id)
+  );
+  INSERT INTO new_menu_items (id, business_id, brand_id, title, partner_item_id, description, prices, group_prices, visibilities, enabled, only_modifier, created_at, updated_at)
+    SELECT id, business_id, brand_id, title, partner_item_id, description, prices, group_prices, visibilities, enabled, only_modifier, created_at, updated_at FROM menu_items;
+  DROP TABLE menu_items;
+  ALTER TABLE new_menu_items RENAME TO menu_items;
+  CREATE INDEX menu_items_sku ON menu_items(partner_item_id, brand_id);
+
+  CREATE TABLE new_menu_modifier_groups (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    business_id INTEGER NOT NULL REFERENCES businesses(id),
+    brand_id INTEGER NOT NULL REFERENCES brands(id),
+    title TEXT NOT NULL,
+    min_choices INTEGER NOT NULL,
+    max_choices INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  INSERT INTO new_menu_modifier_groups (id, business_id, brand_id, title, min_choices, max_choices, created_at, updated_at)
+    SELECT id, business_id, brand_id, title, min_choices, max_choices, created_at, updated_at FROM menu_modifier_groups;
+  DROP TABLE menu_modifier_groups;
+  ALTER TABLE new_menu_modifier_groups RENAME TO menu_modifier_groups;
+  CREATE INDEX menu_modifier_groups_brand ON menu_modifier_groups(brand_id);
+
+  -- Every id something still names, by kind: store layers and snapshot sources, the OOS history,
+  -- the price groups of item prices.
+  CREATE TEMP TABLE named_ids AS
+    WITH layers(doc) AS (SELECT tree FROM menu_stores UNION ALL SELECT source FROM menu_snapshots)
+    SELECT 'section' AS kind, json_extract(e.value, '$.id') AS id FROM layers, json_each(layers.doc, '$.sections') e
+    UNION ALL SELECT 'category', json_extract(e.value, '$.id') FROM layers, json_each(layers.doc, '$.categories') e
+    UNION ALL SELECT 'category', c.value FROM layers, json_each(layers.doc, '$.sections') e, json_each(e.value, '$.category_ids') c
+    UNION ALL SELECT 'item', json_extract(e.value, '$.id') FROM layers, json_each(layers.doc, '$.items') e
+    UNION ALL SELECT 'item', i.value FROM layers, json_each(layers.doc, '$.categories') e, json_each(e.value, '$.item_ids') i
+    UNION ALL SELECT 'item', m.value FROM layers, json_each(layers.doc, '$.modifierGroups') e, json_each(e.value, '$.modifier_ids') m
+    UNION ALL SELECT 'group', json_extract(e.value, '$.id') FROM layers, json_each(layers.doc, '$.modifierGroups') e
+    UNION ALL SELECT 'group', g.value FROM layers, json_each(layers.doc, '$.items') e, json_each(e.value, '$.modifier_group_ids') g
+    UNION ALL SELECT entity_type, entity_id FROM menu_oos_activity
+    UNION ALL SELECT 'price group', CAST(k.key AS INTEGER) FROM menu_items, json_each(menu_items.group_prices) k;
+  CREATE TEMP TABLE floors AS
+    SELECT 'price_groups' AS name, (SELECT max(id) FROM (SELECT id FROM price_groups UNION ALL SELECT id FROM named_ids WHERE kind = 'price group')) AS seq
+    UNION ALL SELECT 'menu_sections', (SELECT max(id) FROM (SELECT id FROM menu_sections UNION ALL SELECT id FROM named_ids WHERE kind = 'section'))
+    UNION ALL SELECT 'menu_categories', (SELECT max(id) FROM (SELECT id FROM menu_categories UNION ALL SELECT id FROM named_ids WHERE kind = 'category'))
+    UNION ALL SELECT 'menu_items', (SELECT max(id) FROM (SELECT id FROM menu_items UNION ALL SELECT id FROM named_ids WHERE kind = 'item'))
+    UNION ALL SELECT 'menu_modifier_groups', (SELECT max(id) FROM (SELECT id FROM menu_modifier_groups UNION ALL SELECT id FROM named_ids WHERE kind = 'group'));
+  DELETE FROM sqlite_sequence WHERE name IN (SELECT name FROM floors);
+  INSERT INTO sqlite_sequence (name, seq) SELECT name, coalesce(seq, 0) FROM floors;
+  DROP TABLE temp.named_ids;
+  DROP TABLE temp.floors;
+  `,
 ];

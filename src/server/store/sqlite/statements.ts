@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import type { Db } from '../store/db.js';
+import type { Db } from './db.js';
 
 // Prepared statements cached per database: handlers write plain SQL next to their logic
 // without paying for a prepare on every request.

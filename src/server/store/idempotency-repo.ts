@@ -1,0 +1,39 @@
+import type { StoredResponse } from '../domain/idempotency.js';
+
+/** What a write request finds when it starts (see IdempotencyClaims.begin). */
+export type Begun =
+  | { kind: 'stored'; answer: StoredResponse }
+  /**
+   * `recheck`: an answer may have been stored between the look and the claim (a shared store,
+   * where the two are separate statements), so the request's unit looks once more.
+   */
+  | { kind: 'claimed'; recheck: boolean }
+  | { kind: 'in_flight' };
+
+/**
+ * Claims on (credential, Idempotency-Key): one execution at a time per key. They live outside any
+ * unit of work (a claim must be visible before the request's unit starts, and to every instance
+ * sharing the store); the stored answer is written inside the unit that made the change
+ * (`IdempotencyAnswers.put`), so "answered" and "done" commit together.
+ */
+export interface IdempotencyClaims {
+  /**
+   * A committed answer still within the window → `stored` (a replay or a conflict; no claim is
+   * taken, replays need none). Otherwise the key is claimed for this request → `claimed`, unless
+   * another request holds it → `in_flight`. A shared store keeps the claim as a row with a lease
+   * from `now`, so a crashed holder's claim lapses; a single-process store may keep it in memory.
+   * An answer stored after `begin` looked is found by the unit's own lookup (`recheck`).
+   */
+  begin(credentialKey: string, key: string, now: number): Promise<Begun>;
+  /** Gives the claim back once the request has ended, answered or not. */
+  release(credentialKey: string, key: string): Promise<void>;
+}
+
+/** Stored answers per (credential, Idempotency-Key), kept 24 h (domain/idempotency.ts). */
+export interface IdempotencyAnswers {
+  get(credentialKey: string, key: string): Promise<StoredResponse | undefined>;
+  /** Call inside the unit of work that made the change, so both commit or neither does. */
+  put(credentialKey: string, key: string, answer: StoredResponse): Promise<void>;
+  /** Drops answers older than the window; returns how many. */
+  purge(now: number): Promise<number>;
+}

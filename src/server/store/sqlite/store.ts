@@ -1,0 +1,46 @@
+import type { Store, UnitFn } from '../store.js';
+import type { Db } from './db.js';
+import { MemoryClaims } from './idempotency-repo.js';
+import { MemoryRateLimits } from './rate-limits-repo.js';
+import { SqliteShared, SqliteTx } from './tx.js';
+import { type UnitOfWorkError, UnitQueue } from './unit-of-work.js';
+
+export interface SqliteStoreOptions {
+  /** Told about a unit of work ended for awaiting something other than the store (a bug). */
+  onStuck?: (err: UnitOfWorkError) => void;
+}
+
+/** The embedded backend: one better-sqlite3 connection, units queued on it, group commit per turn. */
+export class SqliteStore implements Store {
+  readonly claims: MemoryClaims;
+  readonly rateLimits = new MemoryRateLimits();
+  readonly units: UnitQueue;
+  private readonly shared = new SqliteShared();
+
+  constructor(
+    /** The connection itself, for tests and tools only: the server goes through units. */
+    readonly db: Db,
+    opts: SqliteStoreOptions = {},
+  ) {
+    this.claims = new MemoryClaims(db);
+    this.units = new UnitQueue(db, opts.onStuck ? { onStuck: opts.onStuck } : {});
+    this.units.onRollback(() => this.shared.clear());
+  }
+
+  read<T>(fn: UnitFn<T>): Promise<T> {
+    return this.units.run('read', (unit) => fn(new SqliteTx(this.db, unit, this.shared)));
+  }
+
+  write<T>(fn: UnitFn<T>): Promise<T> {
+    return this.units.run('write', (unit) => fn(new SqliteTx(this.db, unit, this.shared)));
+  }
+
+  onCommit(fn: () => void): () => void {
+    return this.units.onCommit(fn);
+  }
+
+  async close(): Promise<void> {
+    await this.units.close();
+    this.db.close();
+  }
+}

@@ -1,0 +1,207 @@
+import type { Statement } from 'better-sqlite3';
+import type { BusinessRow } from '../credentials-repo.js';
+import type { TenantTx, Tx } from '../store.js';
+import { BranchPageCache, SqliteBranches, SqliteBrands } from './brands-repo.js';
+import { SqlitePriceGroups } from './catalog-repo.js';
+import { SqliteBusinesses, SqliteCredentials } from './credentials-repo.js';
+import type { Db } from './db.js';
+import { SqliteIdempotencyAnswers } from './idempotency-repo.js';
+import { SqliteMenuCatalogue } from './menus/catalogue-repo.js';
+import { SqliteMenuLayers } from './menus/layers-repo.js';
+import { SqliteMenuLinks } from './menus/links-repo.js';
+import { SqliteStock } from './stock-repo.js';
+import { SqliteAnyOrders, SqliteOrders } from './orders-repo.js';
+import { SqliteOutbox, SqliteTenantOutbox } from './outbox-repo.js';
+import { SqliteDeliveries } from './deliveries-repo.js';
+import { SqliteTenantWebhooks, SqliteWebhookSecrets, SqliteWebhooks } from './webhooks-repo.js';
+import { sql } from './statements.js';
+import type { Unit } from './unit-of-work.js';
+
+/** What every unit of one store shares: caches only this process can keep true. */
+export class SqliteShared {
+  readonly branchPages = new BranchPageCache();
+
+  /** A group rolled back: anything cached from what it had written is gone with it. */
+  clear(): void {
+    this.branchPages.clear();
+  }
+}
+
+/**
+ * One unit's handle on the connection. Repositories reach SQL only through `select` and `change`,
+ * which check that this unit is the one running (and may write): a handle kept past its unit,
+ * or a write from a read unit, fails instead of touching someone else's transaction.
+ */
+export class SqliteTx implements Tx {
+  // Repositories are made on first use and kept for the unit (the hot read path makes two objects).
+  private lastTenant?: SqliteTenantTx;
+  private _idempotency?: SqliteIdempotencyAnswers;
+  private _businesses?: SqliteBusinesses;
+  private _credentials?: SqliteCredentials;
+  private _orders?: SqliteAnyOrders;
+  private _outbox?: SqliteOutbox;
+  private _webhooks?: SqliteWebhooks;
+  private _webhookSecrets?: SqliteWebhookSecrets;
+  private _deliveries?: SqliteDeliveries;
+
+  constructor(
+    readonly db: Db,
+    readonly unit: Unit,
+    readonly shared: SqliteShared,
+  ) {}
+
+  /** A cached statement that reads. */
+  select(text: string): Statement {
+    this.unit.check(false);
+    return sql(this.db, text);
+  }
+
+  /** A cached statement that writes (only in a write unit). */
+  change(text: string): Statement {
+    this.unit.check(true);
+    this.unit.wrote = true;
+    return sql(this.db, text);
+  }
+
+  async attempt<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.unit.mode === 'read') return fn();
+    this.unit.check(true);
+    sql(this.db, 'SAVEPOINT part').run();
+    let value: T;
+    try {
+      value = await fn();
+    } catch (err) {
+      // A unit ended meanwhile has been rolled back whole already.
+      if (this.unit.state === 'running') {
+        sql(this.db, 'ROLLBACK TO part').run();
+        sql(this.db, 'RELEASE part').run();
+      }
+      throw err;
+    }
+    this.unit.check(true);
+    sql(this.db, 'RELEASE part').run();
+    return value;
+  }
+
+  tenant(businessId: number): SqliteTenantTx {
+    const last = this.lastTenant;
+    if (last?.businessId === businessId) return last;
+    this.lastTenant = new SqliteTenantTx(this, businessId);
+    return this.lastTenant;
+  }
+
+  get idempotency(): SqliteIdempotencyAnswers {
+    this._idempotency ??= new SqliteIdempotencyAnswers(this);
+    return this._idempotency;
+  }
+
+  get businesses(): SqliteBusinesses {
+    this._businesses ??= new SqliteBusinesses(this);
+    return this._businesses;
+  }
+
+  get credentials(): SqliteCredentials {
+    this._credentials ??= new SqliteCredentials(this);
+    return this._credentials;
+  }
+
+  get orders(): SqliteAnyOrders {
+    this._orders ??= new SqliteAnyOrders(this);
+    return this._orders;
+  }
+
+  get outbox(): SqliteOutbox {
+    this._outbox ??= new SqliteOutbox(this);
+    return this._outbox;
+  }
+
+  get webhooks(): SqliteWebhooks {
+    this._webhooks ??= new SqliteWebhooks(this);
+    return this._webhooks;
+  }
+
+  get webhookSecrets(): SqliteWebhookSecrets {
+    this._webhookSecrets ??= new SqliteWebhookSecrets(this);
+    return this._webhookSecrets;
+  }
+
+  get deliveries(): SqliteDeliveries {
+    this._deliveries ??= new SqliteDeliveries(this);
+    return this._deliveries;
+  }
+}
+
+/** One business's view of a unit: every repository here is built around its business id. */
+export class SqliteTenantTx implements TenantTx {
+  private _brands?: SqliteBrands;
+  private _branches?: SqliteBranches;
+  private _priceGroups?: SqlitePriceGroups;
+  private _orders?: SqliteOrders;
+  private _outbox?: SqliteTenantOutbox;
+  private _menus?: SqliteMenuCatalogue;
+  private _links?: SqliteMenuLinks;
+  private _layers?: SqliteMenuLayers;
+  private _stock?: SqliteStock;
+  private _webhooks?: SqliteTenantWebhooks;
+
+  constructor(
+    readonly tx: SqliteTx,
+    readonly businessId: number,
+  ) {}
+
+  async business(): Promise<BusinessRow> {
+    const b = await this.tx.businesses.get(this.businessId);
+    if (!b) throw new Error(`business ${this.businessId} does not exist`);
+    return b;
+  }
+
+  get brands(): SqliteBrands {
+    this._brands ??= new SqliteBrands(this.tx, this.businessId);
+    return this._brands;
+  }
+
+  get branches(): SqliteBranches {
+    this._branches ??= new SqliteBranches(this.tx, this.businessId, this.tx.shared.branchPages);
+    return this._branches;
+  }
+
+  get priceGroups(): SqlitePriceGroups {
+    this._priceGroups ??= new SqlitePriceGroups(this.tx, this.businessId);
+    return this._priceGroups;
+  }
+
+  get orders(): SqliteOrders {
+    this._orders ??= new SqliteOrders(this.tx, this.businessId);
+    return this._orders;
+  }
+
+  get outbox(): SqliteTenantOutbox {
+    this._outbox ??= new SqliteTenantOutbox(this.tx, this.businessId);
+    return this._outbox;
+  }
+
+  get menus(): SqliteMenuCatalogue {
+    this._menus ??= new SqliteMenuCatalogue(this.tx, this.businessId);
+    return this._menus;
+  }
+
+  get links(): SqliteMenuLinks {
+    this._links ??= new SqliteMenuLinks(this.tx, this.businessId);
+    return this._links;
+  }
+
+  get layers(): SqliteMenuLayers {
+    this._layers ??= new SqliteMenuLayers(this.tx, this.businessId);
+    return this._layers;
+  }
+
+  get stock(): SqliteStock {
+    this._stock ??= new SqliteStock(this.tx, this.businessId);
+    return this._stock;
+  }
+
+  get webhooks(): SqliteTenantWebhooks {
+    this._webhooks ??= new SqliteTenantWebhooks(this.tx, this.businessId);
+    return this._webhooks;
+  }
+}
