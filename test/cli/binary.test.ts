@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,8 +98,7 @@ describe('the binary', () => {
     // imports the bundle for --version can answer.
     const dir = mkdtempSync(join(tmpdir(), 'partner-launcher-'));
     try {
-      mkdirSync(join(dir, 'bin'));
-      copyFileSync(join(root, 'bin/partner.js'), join(dir, 'bin/partner.js'));
+      cpSync(join(root, 'bin'), join(dir, 'bin'), { recursive: true });
       copyFileSync(join(root, 'package.json'), join(dir, 'package.json'));
       const v = spawnSync(process.execPath, [join(dir, 'bin/partner.js'), '--version'], { encoding: 'utf8' });
       expect(v.status, v.stderr).toBe(0);
