@@ -1,5 +1,6 @@
 import { sign } from '../../webhooks/signature.js';
 import type { DeliveryRow } from '../store/deliveries-repo.js';
+import { deliveriesOut } from '../services/webhooks.js';
 import type { HandlersFor } from './context.js';
 
 // The delivery feed (`partner inspect`): deliveries in the order they changed, each with the exact
@@ -35,8 +36,9 @@ export const webhookDeliveryHandlers: HandlersFor<'operatorWebhookDeliveries'> =
         query.limit,
       );
       const secrets = new Map<number, string | undefined>();
+      const shown = await deliveriesOut(tx, rows);
       const results = [];
-      for (const d of rows) {
+      for (const [i, d] of rows.entries()) {
         if (!secrets.has(d.business_id)) {
           const sealed = await tx.webhookSecrets.get(d.business_id);
           secrets.set(d.business_id, sealed && services.sealer.open(sealed.sealed));
@@ -50,24 +52,8 @@ export const webhookDeliveryHandlers: HandlersFor<'operatorWebhookDeliveries'> =
           'x-partner-event-type': d.event_type,
           'x-partner-delivery-attempt': String(Math.max(1, d.attempts)),
         };
-        results.push({
-          id: d.id,
-          event_id: d.event_id,
-          event_type: d.event_type,
-          business_id: d.business_id,
-          webhook_id: d.webhook_id,
-          url: d.url,
-          status: d.status,
-          attempts: d.attempts,
-          next_attempt_at: d.next_attempt_ms === null ? null : new Date(d.next_attempt_ms).toISOString(),
-          batched_event_ids: d.batched_event_ids,
-          created_at: d.created_at,
-          updated_at: d.updated_at,
-          log: await tx.deliveries.attempts(d.id),
-          ...ordersOf(d.payload),
-          body: d.payload,
-          headers,
-        });
+        // The operator log's shape, plus what the receiver gets.
+        results.push({ ...shown[i]!, ...ordersOf(d.payload), body: d.payload, headers });
       }
       const last = rows.at(-1);
       return { results, next: last ? { since: last.updated_at, after_id: last.id } : null };
