@@ -61,6 +61,14 @@ function registerLocal(root: Command, action: Action): void {
         .choices(['normal', 'full'])
         .default('normal'),
     )
+    .option(
+      '--seal-key-file <file>',
+      'key sealing webhook secrets, shared by all instances (env PARTNER_SEAL_KEY[_FILE])',
+    )
+    .option(
+      '--operator-token-file <file>',
+      'operator token shared by all instances (env PARTNER_OPERATOR_TOKEN[_FILE])',
+    )
     .option('--inspect', 'also serve the inspect page (docs/inspect.md): deliveries, requests, menus, live')
     .option('--inspect-port <port>', 'port of the inspect page (0, the default, picks a free one)')
     .option('--open', 'open the inspect page in a browser (implies --inspect)');
@@ -81,6 +89,8 @@ function registerLocal(root: Command, action: Action): void {
         seed: opts.seed as 'demo' | 'none',
         ...(typeof opts.retrySchedule === 'string' ? { retrySchedule: opts.retrySchedule } : {}),
         durability: opts.durability as 'normal' | 'full',
+        ...(typeof opts.sealKeyFile === 'string' ? { sealKeyFile: opts.sealKeyFile } : {}),
+        ...(typeof opts.operatorTokenFile === 'string' ? { operatorTokenFile: opts.operatorTokenFile } : {}),
         ...(opts.inspect === true || opts.open === true
           ? { inspect: { port: opts.inspectPort ?? '0', open: opts.open === true, insecure: ctx.insecure } }
           : {}),

@@ -9,6 +9,8 @@ import { RequestLog, type RequestLogLimits } from './services/request-log.js';
 import { Dispatcher } from './delivery/dispatcher.js';
 import { Sealer } from './security/sealed.js';
 import { newToken } from './security/secrets.js';
+import { checkSealKey } from './security/seal-check.js';
+import { requireSharedSecrets } from './config.js';
 import { type SeededCredential, seedDemo } from './seed/demo.js';
 import { MenuRenderCache } from './services/menus/publish.js';
 import { type Db, openDb } from './store/sqlite/db.js';
@@ -40,6 +42,13 @@ export interface ServerOptions {
   deliveryTimeoutMs?: number;
   /** Bounds of the in-memory request log (default 5,000 requests; docs/api.md, "Request log"). */
   requestLog?: Partial<RequestLogLimits>;
+  /**
+   * Shared configuration (config.ts, docs/deploy.md): the same for every instance of a service.
+   * Without them SQLite keeps its own in the data dir (secret.key, local.json); PostgreSQL
+   * refuses to start.
+   */
+  sealKey?: Buffer;
+  operatorToken?: string;
 }
 
 export interface RunningServer {
@@ -68,6 +77,12 @@ function writePrivate(file: string, text: string): void {
   chmodSync(file, 0o600);
 }
 
+/** A PostgreSQL database URL (else the data dir's SQLite file). */
+function isPostgres(opts: ServerOptions): boolean {
+  const url = (opts as { database?: string }).database;
+  return url !== undefined && /^postgres(ql)?:\/\//.test(url);
+}
+
 function readLocalJson(file: string): Partial<LocalJson> {
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as Partial<LocalJson>;
@@ -77,6 +92,7 @@ function readLocalJson(file: string): Partial<LocalJson> {
 }
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  if (isPostgres(opts)) requireSharedSecrets(opts);
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   chmodSync(opts.dataDir, 0o700);
   const localFile = join(opts.dataDir, 'local.json');
@@ -92,16 +108,25 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     store,
     now,
     auth: new CredentialAuth(store, now, opts.authThrottle),
-    // Kept across restarts so `partner operator …` keeps working against the same data dir.
-    operatorToken: previous.operator_token ?? newToken('op_', 24),
+    // Given (shared by all instances), else kept across restarts so `partner operator …` keeps
+    // working against the same data dir.
+    operatorToken: opts.operatorToken ?? previous.operator_token ?? newToken('op_', 24),
     version: opts.version ?? '0.0.0',
     retrySchedule: opts.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
-    sealer: Sealer.fromFile(join(opts.dataDir, 'secret.key')),
+    sealer: opts.sealKey ? new Sealer(opts.sealKey) : Sealer.fromFile(join(opts.dataDir, 'secret.key')),
     menuRenders: new MenuRenderCache(),
     requestLog: new RequestLog(opts.requestLog),
   };
   // A failed group commit takes back what it wrote: renderings built from it go too.
   store.units.onRollback(() => services.menuRenders.clear());
+  await checkSealKey(
+    store,
+    services.sealer,
+    opts.sealKey ? 'the seal key given' : join(opts.dataDir, 'secret.key'),
+  ).catch(async (err) => {
+    await store.close();
+    throw err;
+  });
   const purgeAnswers = () => store.write((tx) => tx.idempotency.purge(now()));
   await purgeAnswers();
   // Stored answers are kept 24 h; drop expired ones hourly so a long-running server stays small.
