@@ -1,6 +1,12 @@
 import type { PoolClient, QueryConfig } from 'pg';
 import type { BusinessRow } from '../credentials-repo.js';
 import type { TenantTx, Tx } from '../store.js';
+import { PgBusinesses, PgCredentials } from './credentials-repo.js';
+import { PgDeliveries } from './deliveries-repo.js';
+import { PgIdempotencyAnswers } from './idempotency-repo.js';
+import { PgAnyOrders, PgOrders } from './orders-repo.js';
+import { PgOutbox, PgTenantOutbox } from './outbox-repo.js';
+import { PgTenantWebhooks, PgWebhookSecrets, PgWebhooks } from './webhooks-repo.js';
 
 /** A unit used past its end, or a write from a read unit: a bug in the caller, said loudly. */
 export class PgUnitError extends Error {
@@ -8,6 +14,12 @@ export class PgUnitError extends Error {
 }
 
 export type PgUnitMode = 'read' | 'write';
+
+/** What every unit of one store shares (its settings). */
+export interface PgShared {
+  /** Concurrent deliveries to one URL across every instance. */
+  deliveryPerUrl: number;
+}
 
 // Statement names per SQL text: node-postgres prepares a named statement once per connection and
 // then only binds and executes it, so the repositories' fixed SQL is parsed and planned once.
@@ -32,10 +44,19 @@ export class PgTx implements Tx {
   wrote = false;
   private savepoints = 0;
   private lastTenant?: PgTenantTx;
+  private _idempotency?: PgIdempotencyAnswers;
+  private _businesses?: PgBusinesses;
+  private _credentials?: PgCredentials;
+  private _orders?: PgAnyOrders;
+  private _outbox?: PgOutbox;
+  private _webhooks?: PgWebhooks;
+  private _webhookSecrets?: PgWebhookSecrets;
+  private _deliveries?: PgDeliveries;
 
   constructor(
     readonly client: PoolClient,
     readonly mode: PgUnitMode,
+    readonly shared: PgShared,
   ) {}
 
   private check(write: boolean): void {
@@ -99,29 +120,44 @@ export class PgTx implements Tx {
     return this.lastTenant;
   }
 
-  get idempotency(): never {
-    return notYet('idempotency');
+  get idempotency(): PgIdempotencyAnswers {
+    this._idempotency ??= new PgIdempotencyAnswers(this);
+    return this._idempotency;
   }
-  get businesses(): never {
-    return notYet('businesses');
+
+  get businesses(): PgBusinesses {
+    this._businesses ??= new PgBusinesses(this);
+    return this._businesses;
   }
-  get credentials(): never {
-    return notYet('credentials');
+
+  get credentials(): PgCredentials {
+    this._credentials ??= new PgCredentials(this);
+    return this._credentials;
   }
-  get orders(): never {
-    return notYet('orders');
+
+  get orders(): PgAnyOrders {
+    this._orders ??= new PgAnyOrders(this);
+    return this._orders;
   }
-  get outbox(): never {
-    return notYet('outbox');
+
+  get outbox(): PgOutbox {
+    this._outbox ??= new PgOutbox(this);
+    return this._outbox;
   }
-  get webhooks(): never {
-    return notYet('webhooks');
+
+  get webhooks(): PgWebhooks {
+    this._webhooks ??= new PgWebhooks(this);
+    return this._webhooks;
   }
-  get webhookSecrets(): never {
-    return notYet('webhookSecrets');
+
+  get webhookSecrets(): PgWebhookSecrets {
+    this._webhookSecrets ??= new PgWebhookSecrets(this);
+    return this._webhookSecrets;
   }
-  get deliveries(): never {
-    return notYet('deliveries');
+
+  get deliveries(): PgDeliveries {
+    this._deliveries ??= new PgDeliveries(this, this.shared.deliveryPerUrl);
+    return this._deliveries;
   }
 }
 
@@ -131,6 +167,10 @@ function notYet(what: string): never {
 
 /** One business's view of a unit: every repository here is built around its business id. */
 export class PgTenantTx implements TenantTx {
+  private _orders?: PgOrders;
+  private _outbox?: PgTenantOutbox;
+  private _webhooks?: PgTenantWebhooks;
+
   constructor(
     readonly tx: PgTx,
     readonly businessId: number,
@@ -156,12 +196,16 @@ export class PgTenantTx implements TenantTx {
   get priceGroups(): never {
     return notYet('priceGroups');
   }
-  get orders(): never {
-    return notYet('orders');
+  get orders(): PgOrders {
+    this._orders ??= new PgOrders(this.tx, this.businessId);
+    return this._orders;
   }
-  get outbox(): never {
-    return notYet('outbox');
+
+  get outbox(): PgTenantOutbox {
+    this._outbox ??= new PgTenantOutbox(this.tx, this.businessId);
+    return this._outbox;
   }
+
   get menus(): never {
     return notYet('menus');
   }
@@ -174,7 +218,8 @@ export class PgTenantTx implements TenantTx {
   get stock(): never {
     return notYet('stock');
   }
-  get webhooks(): never {
-    return notYet('webhooks');
+  get webhooks(): PgTenantWebhooks {
+    this._webhooks ??= new PgTenantWebhooks(this.tx, this.businessId);
+    return this._webhooks;
   }
 }
