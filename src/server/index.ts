@@ -13,8 +13,8 @@ import { checkSealKey } from './security/seal-check.js';
 import { requireSharedSecrets } from './config.js';
 import { type SeededCredential, seedDemo } from './seed/demo.js';
 import { MenuRenderCache } from './services/menus/publish.js';
-import { type Db, openDb } from './store/sqlite/db.js';
-import { SqliteStore } from './store/sqlite/store.js';
+import { isPostgresUrl, openStore } from './store/open.js';
+import type { Db } from './store/sqlite/db.js';
 
 /** docs/webhooks.md: 8 attempts in all, the first at once. */
 export const DEFAULT_RETRY_SCHEDULE = [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000];
@@ -23,6 +23,8 @@ export type { SeededCredential } from './seed/demo.js';
 
 export interface ServerOptions {
   dataDir: string;
+  /** `postgres://…`: the shared PostgreSQL backend (N instances, one service); default SQLite in dataDir. */
+  database?: string;
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -58,7 +60,10 @@ export interface RunningServer {
   operatorToken: string;
   /** Credentials issued by this start's demo seed (their secrets exist only here), else empty. */
   seeded: SeededCredential[];
-  /** `db`: the SQLite connection itself, for tests and tools; handlers never see it. */
+  /**
+   * `db`: the SQLite connection itself, for tests and tools; handlers never see it. With
+   * PostgreSQL there is none: reading it throws.
+   */
   services: AppServices & { db: Db };
   app: FastifyInstance;
   hasCredential(key: string): Promise<boolean>;
@@ -77,12 +82,6 @@ function writePrivate(file: string, text: string): void {
   chmodSync(file, 0o600);
 }
 
-/** A PostgreSQL database URL (else the data dir's SQLite file). */
-function isPostgres(opts: ServerOptions): boolean {
-  const url = (opts as { database?: string }).database;
-  return url !== undefined && /^postgres(ql)?:\/\//.test(url);
-}
-
 function readLocalJson(file: string): Partial<LocalJson> {
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as Partial<LocalJson>;
@@ -92,19 +91,28 @@ function readLocalJson(file: string): Partial<LocalJson> {
 }
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
-  if (isPostgres(opts)) requireSharedSecrets(opts);
+  if (opts.database && isPostgresUrl(opts.database)) requireSharedSecrets(opts);
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   chmodSync(opts.dataDir, 0o700);
   const localFile = join(opts.dataDir, 'local.json');
   const previous = existsSync(localFile) ? readLocalJson(localFile) : {};
-  const db = openDb(join(opts.dataDir, 'partner.db'), { durability: opts.durability ?? 'normal' });
   const now = opts.now ?? Date.now;
   const logErrors =
     opts.logErrors ??
     ((err: unknown) => process.stderr.write(`partner server: ${String((err as Error)?.stack ?? err)}\n`));
-  const store = new SqliteStore(db, { onStuck: logErrors });
+  const opened = await openStore({
+    database: opts.database,
+    dataDir: opts.dataDir,
+    durability: opts.durability ?? 'normal',
+    logErrors,
+  });
+  const store = opened.store;
   const services: AppServices & { db: Db } = {
-    db,
+    get db(): Db {
+      if (!opened.sqlite)
+        throw new Error('services.db is the SQLite connection: this server runs on PostgreSQL');
+      return opened.sqlite;
+    },
     store,
     now,
     auth: new CredentialAuth(store, now, opts.authThrottle),
@@ -118,7 +126,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     requestLog: new RequestLog(opts.requestLog),
   };
   // A failed group commit takes back what it wrote: renderings built from it go too.
-  store.units.onRollback(() => services.menuRenders.clear());
+  opened.onRollback(() => services.menuRenders.clear());
   await checkSealKey(
     store,
     services.sealer,

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningServer, type ServerOptions, startServer } from '../../src/server/index.js';
+import { createTestDatabase, type TestDatabase, testBackend } from './pg-databases.js';
 
 /** A response envelope as tests read it. */
 export interface Envelope {
@@ -15,6 +16,10 @@ export interface TestServer {
   baseUrl: string;
   operatorToken: string;
   dataDir: string;
+  /** Which backend it runs on (`PARTNER_TEST_BACKEND`, set per vitest project). */
+  backend: 'sqlite' | 'postgres';
+  /** Its PostgreSQL database (postgres backend only). */
+  databaseUrl?: string;
   /** Full-scope credential of demo business 1 (with seed 'demo'). */
   credential: { key: string; secret: string; businessId: number };
   /** Full-scope credential of demo business 2 (with seed 'demo'), for tenancy tests. */
@@ -32,7 +37,9 @@ export interface TestServer {
 
 /**
  * Starts the real server (Fastify + SQLite file) on 127.0.0.1 and a free port in a fresh temp
- * dir. `now` injects a clock for tests that move time.
+ * dir; under `PARTNER_TEST_BACKEND=postgres` (the `postgres` vitest project) on a fresh
+ * PostgreSQL database instead, copied from the migrated template. `now` injects a clock for tests
+ * that move time. `database` reuses a database (a restart); it is then not dropped on close.
  */
 export async function startTestServer(
   opts: {
@@ -47,22 +54,37 @@ export async function startTestServer(
     authThrottle?: ServerOptions['authThrottle'];
     deliveryTimeoutMs?: number;
     requestLog?: ServerOptions['requestLog'];
+    database?: string;
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'partner-test-'));
-  const server = await startServer({
-    dataDir,
-    port: 0,
-    seed: opts.seed ?? 'demo',
-    version: '0.0.0-test',
-    ...(opts.now ? { now: opts.now } : {}),
-    ...(opts.retrySchedule ? { retrySchedule: opts.retrySchedule } : {}),
-    ...(opts.logErrors ? { logErrors: opts.logErrors } : {}),
-    ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
-    ...(opts.authThrottle ? { authThrottle: opts.authThrottle } : {}),
-    ...(opts.deliveryTimeoutMs ? { deliveryTimeoutMs: opts.deliveryTimeoutMs } : {}),
-    ...(opts.requestLog ? { requestLog: opts.requestLog } : {}),
-  });
+  const backend = testBackend();
+  let fresh: TestDatabase | undefined;
+  let database = opts.database;
+  if (backend === 'postgres' && database === undefined) {
+    fresh = await createTestDatabase();
+    database = fresh.url;
+  }
+  let server: RunningServer;
+  try {
+    server = await startServer({
+      dataDir,
+      ...(database === undefined ? {} : { database }),
+      port: 0,
+      seed: opts.seed ?? 'demo',
+      version: '0.0.0-test',
+      ...(opts.now ? { now: opts.now } : {}),
+      ...(opts.retrySchedule ? { retrySchedule: opts.retrySchedule } : {}),
+      ...(opts.logErrors ? { logErrors: opts.logErrors } : {}),
+      ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
+      ...(opts.authThrottle ? { authThrottle: opts.authThrottle } : {}),
+      ...(opts.deliveryTimeoutMs ? { deliveryTimeoutMs: opts.deliveryTimeoutMs } : {}),
+      ...(opts.requestLog ? { requestLog: opts.requestLog } : {}),
+    });
+  } catch (err) {
+    await fresh?.drop();
+    throw err;
+  }
   const operator = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(server.baseUrl + path, {
       method,
@@ -84,6 +106,8 @@ export async function startTestServer(
     baseUrl: server.baseUrl,
     operatorToken: server.operatorToken,
     dataDir,
+    backend,
+    ...(database === undefined ? {} : { databaseUrl: database }),
     credential: seeded[0] ?? none,
     other: seeded[1] ?? none,
     server,
@@ -99,6 +123,7 @@ export async function startTestServer(
     },
     async close() {
       await server.close();
+      await fresh?.drop();
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
