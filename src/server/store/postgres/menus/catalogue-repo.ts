@@ -172,8 +172,24 @@ class PgMenuEntities<Fields extends object, Row extends { id: number; business_i
   }
 }
 
+/** The advisory-lock class of "a SKU of a brand" ('sku ' in ASCII). */
+const SKU_LOCK = 0x736b7520;
+
 class PgMenuItems extends PgMenuEntities<ItemFields, ItemRow> {
+  /**
+   * In a write unit the SKU is locked first (until the unit ends): the caller checks here that no
+   * other item has it and then writes, and two instances doing that at once for one SKU would both
+   * pass the check; the second would then hit the unique index (a 500) where SQLite's single
+   * writer gives the caller's own "already uses" answer. The lock is its own statement, so the
+   * look after it sees what the unit that held it committed.
+   */
   async withSku(brandId: number, sku: string, exceptId = 0): Promise<number | undefined> {
+    if (this.tx.mode === 'write') {
+      await this.tx.exec('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [
+        SKU_LOCK,
+        `${brandId}:${sku}`,
+      ]);
+    }
     const r = await this.tx.row<{ id: string }>(
       'SELECT id FROM menu_items WHERE brand_id = $1 AND partner_item_id = $2 AND id <> $3 AND business_id = $4',
       [brandId, sku, exceptId, this.businessId],

@@ -26,7 +26,7 @@ const required = process.env.PARTNER_TEST_POSTGRES === 'required';
 if (!url) {
   if (required) throw new Error('PARTNER_TEST_POSTGRES=required but PARTNER_TEST_DATABASE_URL is not set');
   console.warn(
-    'catalog-parity.test.ts: PARTNER_TEST_DATABASE_URL is not set: the PostgreSQL half was NOT run',
+    'catalog-repos.test.ts: PARTNER_TEST_DATABASE_URL is not set: the PostgreSQL half was NOT run',
   );
 }
 
@@ -349,6 +349,22 @@ async function pgClient(): Promise<pg.Client> {
   return c;
 }
 
+/** Whether the backend `pid` comes to wait for an advisory lock (a bounded look: 5 s at most). */
+async function parkedOnLock(watch: pg.Client, pid: number): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    const r = await watch.query(
+      "SELECT 1 FROM pg_locks WHERE pid = $1 AND locktype = 'advisory' AND NOT granted",
+      [pid],
+    );
+    if (r.rowCount === 1) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+const pidOf = async (c: pg.Client) =>
+  (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+
 /** One business's catalogue repositories in a write unit on `c`, built as the PG TenantTx builds them. */
 function pgTenant(c: pg.Client, businessId: number): TenantTx {
   const tx = new PgTx(c as unknown as pg.PoolClient, 'write');
@@ -405,7 +421,7 @@ describe.skipIf(!url)('catalogue repositories on PostgreSQL', () => {
 
   it("a brand's layers are locked for the unit that read them: a concurrent sync waits and then sees the commit", async () => {
     const [a, b, watch] = [await pgClient(), await pgClient(), await pgClient()];
-    const bPid = (await b.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    const bPid = await pidOf(b);
     await a.query('BEGIN');
     await b.query('BEGIN');
     const ta = pgTenant(a, 1);
@@ -419,21 +435,47 @@ describe.skipIf(!url)('catalogue repositories on PostgreSQL', () => {
     const waiting = tb.layers.storeLayer(brand!, branch!).then((l) => {
       seen = l?.sections[0]?.title;
     });
-    // B is parked on the advisory lock (bounded look, 5 s at most).
-    let locked = false;
-    for (let i = 0; i < 100 && !locked; i++) {
-      const r = await watch.query(
-        "SELECT 1 FROM pg_locks WHERE pid = $1 AND locktype = 'advisory' AND NOT granted",
-        [bPid],
-      );
-      locked = r.rowCount === 1;
-      if (!locked) await new Promise((r) => setTimeout(r, 50));
-    }
+    // B is parked on the advisory lock.
+    const locked = await parkedOnLock(watch, bPid);
     expect(locked).toBe(true);
     expect(seen).toBeUndefined();
     await a.query('COMMIT');
     await waiting;
     expect(seen).toBe('from A');
+    await b.query('ROLLBACK');
+  });
+  it('a SKU checked in a write unit is locked: a concurrent create of it waits, then finds the first', async () => {
+    const [a, b, watch] = [await pgClient(), await pgClient(), await pgClient()];
+    const bPid = await pidOf(b);
+    await a.query('BEGIN');
+    await b.query('BEGIN');
+    const ta = pgTenant(a, 1);
+    const tb = pgTenant(b, 1);
+    const [brand] = await ta.brands.ids();
+    expect(await ta.menus.items.withSku(brand!, 'RACE-1')).toBeUndefined();
+    const made = await ta.menus.items.create(
+      brand!,
+      {
+        title: 'first',
+        partner_item_id: 'RACE-1',
+        description: '',
+        prices: {},
+        group_prices: {},
+        visibilities: {},
+        enabled: true,
+        only_modifier: false,
+      },
+      T0,
+    );
+    let seen: number | undefined | 'pending' = 'pending';
+    const waiting = tb.menus.items.withSku(brand!, 'RACE-1').then((id) => {
+      seen = id;
+    });
+    expect(await parkedOnLock(watch, bPid)).toBe(true);
+    expect(seen).toBe('pending');
+    await a.query('COMMIT');
+    await waiting;
+    expect(seen).toBe(made.id);
     await b.query('ROLLBACK');
   });
 });
