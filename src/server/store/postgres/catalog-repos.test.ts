@@ -478,4 +478,31 @@ describe.skipIf(!url)('catalogue repositories on PostgreSQL', () => {
     expect(seen).toBe(made.id);
     await b.query('ROLLBACK');
   });
+  it("an item state read in a write unit locks the branch's states: a concurrent change waits, then starts from the commit", async () => {
+    const [a, b, watch] = [await pgClient(), await pgClient(), await pgClient()];
+    const bPid = await pidOf(b);
+    await a.query('BEGIN');
+    await b.query('BEGIN');
+    const ta = pgTenant(a, 1);
+    const tb = pgTenant(b, 1);
+    const [brand] = await ta.brands.ids();
+    const [branch] = await ta.branches.carrying(brand!);
+    const [item] = await ta.menus.items.ofBrand(brand!);
+    expect(await ta.stock.state(branch!, item!.id)).toEqual({
+      available: false,
+      stock: null,
+      snoozedUntil: null,
+    });
+    await ta.stock.setState(branch!, item!.id, { available: true, stock: 7, snoozedUntil: null }, T0);
+    let seen: unknown = 'pending';
+    const waiting = tb.stock.state(branch!, item!.id).then((s) => {
+      seen = s;
+    });
+    expect(await parkedOnLock(watch, bPid)).toBe(true);
+    expect(seen).toBe('pending');
+    await a.query('COMMIT');
+    await waiting;
+    expect(seen).toEqual({ available: true, stock: 7, snoozedUntil: null });
+    await b.query('ROLLBACK');
+  });
 });

@@ -67,7 +67,13 @@ interface StoredSummary {
   came_back: number;
 }
 
+/** The advisory-lock class of "a branch's item states" ('stat' in ASCII); the branch id is the object. */
+const STATE_LOCK = 0x73746174;
+
 export class PgStock implements StockRepo {
+  /** Branches whose item states this unit has locked. */
+  private readonly locked = new Set<number>();
+
   constructor(
     private readonly tx: PgTx,
     private readonly businessId: number,
@@ -83,7 +89,22 @@ export class PgStock implements StockRepo {
     return new Map(rows.map((r) => [num(r.item_id), toState(r)]));
   }
 
+  /**
+   * In a write unit, the state read here is changed and written back (with an OOS history row
+   * saying what it was before): two instances changing one branch's items at once would each
+   * start from what the other had not committed yet, losing a change and counting a "went out"
+   * twice. So a write unit's first state read takes a transaction-scoped advisory lock on the
+   * branch (its own statement, so the read after it sees what the holder committed), making
+   * those changes run one after the other, as SQLite's single writer does.
+   */
   async state(branchId: number, itemId: number): Promise<ItemState> {
+    if (this.tx.mode === 'write' && !this.locked.has(branchId)) {
+      await this.tx.exec('SELECT pg_advisory_xact_lock($1::int, ($2::bigint % 2147483648)::int)', [
+        STATE_LOCK,
+        branchId,
+      ]);
+      this.locked.add(branchId);
+    }
     const r = await this.tx.row<StateRow>(
       `SELECT s.item_id, s.available, s.stock, s.snoozed_until_ms FROM menu_item_state s
        JOIN branches b ON b.id = s.branch_id AND b.business_id = $1 WHERE s.branch_id = $2 AND s.item_id = $3`,
