@@ -69,7 +69,10 @@ export async function startTestServer(
   try {
     server = await startServer({
       dataDir,
-      ...(database === undefined ? {} : { database }),
+      // PostgreSQL instances are given their shared secrets (they refuse to start without).
+      ...(database === undefined
+        ? {}
+        : { database, sealKey: Buffer.alloc(32, 3), operatorToken: 'op_test_0123456789abcdefghijk' }),
       port: 0,
       seed: opts.seed ?? 'demo',
       version: '0.0.0-test',
