@@ -11,6 +11,7 @@ import { Sealer } from './security/sealed.js';
 import { newToken } from './security/secrets.js';
 import { type SeededCredential, seedDemo } from './seed/demo.js';
 import { MenuRenderCache } from './services/menus/publish.js';
+import { SharedCredentialAuth } from './shared-auth.js';
 import { openStore } from './store/open.js';
 import type { Db } from './store/sqlite/db.js';
 
@@ -105,7 +106,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     },
     store,
     now,
-    auth: new CredentialAuth(store, now, opts.authThrottle),
+    // On a shared store another instance may change a credential: each request checks its row.
+    auth:
+      opened.backend === 'postgres'
+        ? new SharedCredentialAuth(store, now, opts.authThrottle)
+        : new CredentialAuth(store, now, opts.authThrottle),
     // Kept across restarts so `partner operator …` keeps working against the same data dir.
     operatorToken: previous.operator_token ?? newToken('op_', 24),
     version: opts.version ?? '0.0.0',
