@@ -49,6 +49,10 @@ function registerLocal(root: Command, action: Action): void {
     .option('--port <port>', 'port to listen on (0 picks a free one)', '8787')
     .option('--host <host>', 'interface to bind', '127.0.0.1')
     .option('--data <dir>', 'data dir (default $PARTNER_DATA_DIR or the per-user data folder)')
+    .option(
+      '--database <url>',
+      'PostgreSQL URL postgres://… shared by N instances (default $PARTNER_DATABASE_URL; else SQLite in the data dir)',
+    )
     .addOption(
       new Option('--seed <seed>', 'demo data on an empty data dir').choices(['demo', 'none']).default('none'),
     )
@@ -86,6 +90,7 @@ function registerLocal(root: Command, action: Action): void {
         port,
         host: String(opts.host),
         ...(typeof opts.data === 'string' ? { data: opts.data } : {}),
+        ...(typeof opts.database === 'string' ? { database: opts.database } : {}),
         seed: opts.seed as 'demo' | 'none',
         ...(typeof opts.retrySchedule === 'string' ? { retrySchedule: opts.retrySchedule } : {}),
         durability: opts.durability as 'normal' | 'full',

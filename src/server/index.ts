@@ -13,6 +13,7 @@ import { checkSealKey } from './security/seal-check.js';
 import { requireSharedSecrets } from './config.js';
 import { type SeededCredential, seedDemo } from './seed/demo.js';
 import { MenuRenderCache } from './services/menus/publish.js';
+import { SharedCredentialAuth } from './shared-auth.js';
 import { isPostgresUrl, openStore } from './store/open.js';
 import type { Db } from './store/sqlite/db.js';
 
@@ -115,7 +116,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     },
     store,
     now,
-    auth: new CredentialAuth(store, now, opts.authThrottle),
+    // On a shared store another instance may change a credential: each request checks its row.
+    auth:
+      opened.backend === 'postgres'
+        ? new SharedCredentialAuth(store, now, opts.authThrottle)
+        : new CredentialAuth(store, now, opts.authThrottle),
     // Given (shared by all instances), else kept across restarts so `partner operator …` keeps
     // working against the same data dir.
     operatorToken: opts.operatorToken ?? previous.operator_token ?? newToken('op_', 24),

@@ -11,6 +11,8 @@ export interface LocalStartOptions {
   port?: number;
   host?: string;
   data?: string;
+  /** --database (or $PARTNER_DATABASE_URL): PostgreSQL instead of the data dir's SQLite file. */
+  database?: string;
   seed?: 'demo' | 'none';
   retrySchedule?: string;
   durability?: 'normal' | 'full';
@@ -79,6 +81,11 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+  const database = opts.database ?? (io.env.PARTNER_DATABASE_URL || undefined);
+  if (database !== undefined && !/^postgres(ql)?:\/\//i.test(database))
+    throw new UsageError(
+      `${opts.database === undefined ? 'PARTNER_DATABASE_URL' : '--database'} must be a postgres:// or postgresql:// URL`,
+    );
   const inspectPort = opts.inspect
     ? (await import('../inspect/command.js')).inspectPort(opts.inspect.port, '--inspect-port')
     : 0;
@@ -101,6 +108,7 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
     const { startServer } = await import('../../server/index.js');
     server = await startServer({
       dataDir,
+      ...(database === undefined ? {} : { database }),
       host: opts.host ?? '127.0.0.1',
       port: opts.port ?? 8787,
       seed: opts.seed ?? 'none',
@@ -125,6 +133,8 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
 
   const profiles = openProfiles({ ...(io.configDir ? { configDir: io.configDir } : {}), env: io.env });
   const out: string[] = [`partner local server listening on ${server.baseUrl}`, `  data:     ${dataDir}`];
+  // Its password is never printed.
+  if (database) out.push(`  database: ${database.replace(/^([a-z]+:\/\/[^:/@]*:)[^@]*@/i, '$1***@')}`);
   const [first, ...others] = server.seeded;
   if (first) {
     profiles.save(
