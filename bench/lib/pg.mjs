@@ -57,7 +57,13 @@ export async function startCluster({ core = 0 } = {}) {
   const data = join(dir, 'data');
   run('initdb', ['-D', data, '-U', 'partner', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8']);
   const port = await freePort();
-  const opts = [`-p ${port}`, `-k ${dir}`, '-c listen_addresses=127.0.0.1', '-c max_connections=200'].join(' ');
+  const opts = [
+    `-p ${port}`,
+    `-k ${dir}`,
+    '-c listen_addresses=127.0.0.1',
+    '-c max_connections=200',
+    ...(process.env.BENCH_PG_OPTS ? [process.env.BENCH_PG_OPTS] : []),
+  ].join(' ');
   run('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'server.log'), '-w', '-t', '30', 'start']);
   const admin = `postgres://partner@127.0.0.1:${port}/postgres`;
   let stopped = false;

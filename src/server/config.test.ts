@@ -59,9 +59,16 @@ describe('shared configuration', () => {
     const short = fails(() => readSharedConfig({ PARTNER_OPERATOR_TOKEN: 'op_short' }));
     expect(short.message).toMatch(/^PARTNER_OPERATOR_TOKEN must be 24–512 characters/);
     expect(short.message).not.toContain('op_short');
-    expect(
-      fails(() => readSharedConfig({ PARTNER_SEAL_KEY: KEY, PARTNER_SEAL_KEY_FILE: '/x' })).message,
-    ).toBe('set PARTNER_SEAL_KEY or PARTNER_SEAL_KEY_FILE, not both');
+    const keyFile = secretFile('both.key', `${KEY}\n`);
+    expect(readSharedConfig({ PARTNER_SEAL_KEY: KEY, PARTNER_SEAL_KEY_FILE: keyFile }).sealKey).toEqual(
+      Buffer.alloc(32, 7),
+    );
+    const other = Buffer.alloc(32, 8).toString('base64');
+    const both = fails(() => readSharedConfig({ PARTNER_SEAL_KEY: other, PARTNER_SEAL_KEY_FILE: keyFile }));
+    expect(both.message).toBe(
+      'PARTNER_SEAL_KEY and PARTNER_SEAL_KEY_FILE are both set and differ: set one of them',
+    );
+    expect(both.message).not.toContain(other);
     expect(fails(() => readSharedConfig({ PARTNER_RETRY_SCHEDULE: '1s,soon' })).message).toBe(
       'PARTNER_RETRY_SCHEDULE: "soon" is not a duration such as 500ms, 10s, 5m or 2h',
     );

@@ -88,8 +88,7 @@ export function readSecretFile(file: string, where: string): string {
 /**
  * Per setting, a flag beats the environment: `--seal-key-file` > PARTNER_SEAL_KEY_FILE >
  * PARTNER_SEAL_KEY, and `--operator-token-file` > PARTNER_OPERATOR_TOKEN_FILE >
- * PARTNER_OPERATOR_TOKEN. Both a value and a file for one setting in the environment is
- * ambiguous, and refused.
+ * PARTNER_OPERATOR_TOKEN. A value and a file for one setting in the environment must agree.
  */
 export function readSharedConfig(env: NodeJS.ProcessEnv, flags: SharedConfigFlags = {}): SharedConfig {
   const out: SharedConfig = {};
@@ -116,8 +115,14 @@ function secretSetting(
   if (flagFile !== undefined) return { text: readSecretFile(flagFile, flag), where: flag };
   const file = env[`${variable}_FILE`] || undefined;
   const value = env[variable] || undefined;
-  if (file && value) throw new ConfigError(`set ${variable} or ${variable}_FILE, not both`);
-  if (file) return { text: readSecretFile(file, `${variable}_FILE`), where: `${variable}_FILE` };
+  if (file) {
+    const text = readSecretFile(file, `${variable}_FILE`);
+    // Both set is fine when they agree (an operator's shell exporting the token for the CLI
+    // beside the servers' environment file); two different values are refused, never guessed.
+    if (value && value.trim() !== text.trim())
+      throw new ConfigError(`${variable} and ${variable}_FILE are both set and differ: set one of them`);
+    return { text, where: `${variable}_FILE` };
+  }
   if (value) return { text: value, where: variable };
   return undefined;
 }

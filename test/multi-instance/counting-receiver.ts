@@ -64,10 +64,10 @@ export async function startCountingReceiver(holdMs = 0) {
       return new Set(got.flatMap((g) => g.orderIds));
     },
     /** Waits (bounded) until `done()` holds; throws with `what` when it does not in time. */
-    async until(done: () => boolean, timeoutMs: number, what: string) {
+    async until(done: () => boolean, timeoutMs: number, what: string | (() => string)) {
       const end = Date.now() + timeoutMs;
       while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-      if (!done()) throw new Error(`within ${timeoutMs} ms: ${what}`);
+      if (!done()) throw new Error(`within ${timeoutMs} ms: ${typeof what === 'string' ? what : what()}`);
     },
     async close() {
       server.closeAllConnections();
