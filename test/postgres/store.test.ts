@@ -1,7 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgStore } from '../../src/server/store/postgres/store.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/pg-databases.js';
+import { MIGRATIONS } from '../../src/server/store/postgres/migrations.js';
+import { createTestDatabase, type TestDatabase, withDatabase } from '../helpers/pg-databases.js';
+import { inject } from 'vitest';
 
 // The PostgreSQL unit of work and the shared rules, below HTTP: two stores on one database stand
 // for two instances.
@@ -135,6 +137,41 @@ describe('PostgreSQL unit of work', () => {
 });
 
 describe('PostgreSQL migrations', () => {
+  it('migrates an empty database once when several instances start at the same moment', async () => {
+    const name = `partner_t_${process.pid}_mig${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: inject('pgAdminUrl') });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${name}`);
+      const url = withDatabase(inject('pgAdminUrl'), name);
+      const stores = await Promise.all([1, 2, 3, 4].map(() => PgStore.open(url)));
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        const { rows } = await c.query('SELECT version FROM schema_migrations ORDER BY version');
+        expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+      } finally {
+        await c.end();
+      }
+      await Promise.all(stores.map((st) => st.close()));
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+
+  it('refuses a database migrated by a newer partner', async () => {
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      await c.query('INSERT INTO schema_migrations (version) VALUES ($1)', [MIGRATIONS.length + 1]);
+      await expect(PgStore.open(db.url)).rejects.toThrow(/newer than this partner/);
+    } finally {
+      await c.query('DELETE FROM schema_migrations WHERE version = $1', [MIGRATIONS.length + 1]);
+      await c.end();
+    }
+  });
+
   it('records the applied version, and a second start has nothing to do', async () => {
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
