@@ -1,7 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgStore } from '../../src/server/store/postgres/store.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/pg-databases.js';
+import { MIGRATIONS } from '../../src/server/store/postgres/migrations.js';
+import { createTestDatabase, type TestDatabase, withDatabase } from '../helpers/pg-databases.js';
+import { inject } from 'vitest';
 
 // The PostgreSQL unit of work and the shared rules, below HTTP: two stores on one database stand
 // for two instances.
@@ -114,30 +116,62 @@ describe('PostgreSQL unit of work', () => {
     }
   });
 
-  it('keeps json records byte for byte and shows timestamps as ISO text', async () => {
+  it('keeps json payloads byte for byte and shows timestamps as ISO text', async () => {
     const bizId = await business(a, 'Bytes');
-    const record = '{"b":1,  "a":[2, 3],"z":"é"}';
-    await a.write(async (tx) => {
-      const t = tx.tenant(bizId);
-      const id = await t.orders.nextId();
-      await t.orders.insert({
-        id,
-        brand_id: 1,
-        branch_id: 1,
-        status: 1,
-        created_ms: 5,
-        updated_ms: 5,
-        record,
-      });
-    });
-    const page = await b.read((tx) => tx.tenant(bizId).orders.list({ fromMs: 0, toMs: 10 }, 10, 0));
-    expect(page).toEqual({ total: 1, records: [record] });
+    const order = '{"b":1,  "a":[2, 3],"z":"é"}';
+    const id = await a.write((tx) =>
+      tx.tenant(bizId).outbox.enqueue({
+        type: 'service.order.status.updated',
+        brandId: 1,
+        branchId: 2,
+        orders: [order],
+        now: Date.UTC(2026, 0, 2, 3, 4, 5, 678),
+      }),
+    );
+    const event = await b.read((tx) => tx.outbox.get(id));
+    expect(event!.payload).toBe(`{"brand_id":1,"branch_id":2,"orders":[${order}]}`);
+    expect(event!.created_at).toBe('2026-01-02T03:04:05.678Z');
     const biz = await b.read((tx) => tx.businesses.get(bizId));
     expect(biz!.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 });
 
 describe('PostgreSQL migrations', () => {
+  it('migrates an empty database once when several instances start at the same moment', async () => {
+    const name = `partner_t_${process.pid}_mig${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: inject('pgAdminUrl') });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${name}`);
+      const url = withDatabase(inject('pgAdminUrl'), name);
+      const stores = await Promise.all([1, 2, 3, 4].map(() => PgStore.open(url)));
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        const { rows } = await c.query('SELECT version FROM schema_migrations ORDER BY version');
+        expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+      } finally {
+        await c.end();
+      }
+      await Promise.all(stores.map((st) => st.close()));
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+
+  it('refuses a database migrated by a newer partner', async () => {
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      await c.query('INSERT INTO schema_migrations (version) VALUES ($1)', [MIGRATIONS.length + 1]);
+      await expect(PgStore.open(db.url)).rejects.toThrow(/newer than this partner/);
+    } finally {
+      await c.query('DELETE FROM schema_migrations WHERE version = $1', [MIGRATIONS.length + 1]);
+      await c.end();
+    }
+  });
+
   it('records the applied version, and a second start has nothing to do', async () => {
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
