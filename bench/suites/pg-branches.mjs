@@ -1,6 +1,7 @@
 // Issue 13: PostgreSQL mode, authenticated GET /v1/partner/branches (20 rows) on one instance
 // against the floor: raw node:http running one query of the same client (`pg`) on the same
 // database per request (the page of branches), answering the same bytes. Target: ratio ≥ 0.5.
+import os from 'node:os';
 import { basic } from '../lib/server.mjs';
 import { startCluster, startPgFloor, startPgPartner } from '../lib/pg.mjs';
 import { fmt, load, median } from '../lib/stats.mjs';
@@ -38,6 +39,7 @@ export async function seedBranches(baseUrl, credential, n = 20) {
 }
 
 export async function run({ log }) {
+  const loadBefore = os.loadavg()[0];
   const cluster = await startCluster({ core: 0 });
   const database = await cluster.database('bench_branches');
   const partner = await startPgPartner({ database, core: 0, seed: true });
@@ -90,5 +92,7 @@ export async function run({ log }) {
     `**ratio ${fmt(ratio, 2)}** (target ≥ 0.5) · non-2xx/errors: ${bad}`,
     '',
     `Per-run ratios (floor and partner back to back): ${rawRuns.map((r, i) => fmt(partnerRuns[i].rps / r.rps, 2)).join(', ')}.`,
+    '',
+    `Machine load (1-min load average, other work on the machine included): ${fmt(loadBefore, 2)} before, ${fmt(os.loadavg()[0], 2)} after.`,
   ];
 }

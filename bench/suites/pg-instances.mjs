@@ -1,6 +1,7 @@
 // Issue 13: one vs two partner instances on one PostgreSQL database, the same load spread across
 // them: GET /v1/partner/branches and PATCH /v1/partner/orders/status. What a second instance adds
 // on this machine (2 cores shared by PostgreSQL, the instances and the load generator).
+import os from 'node:os';
 import { basic } from '../lib/server.mjs';
 import { startCluster, startPgPartner } from '../lib/pg.mjs';
 import { fmt, load, median } from '../lib/stats.mjs';
@@ -29,6 +30,7 @@ async function spread(urls, opts) {
 }
 
 export async function run({ log }) {
+  const loadBefore = os.loadavg()[0];
   const cluster = await startCluster({ core: 0 });
   const database = await cluster.database('bench_instances');
   // Unpinned: with two instances each may take a core.
@@ -79,5 +81,7 @@ export async function run({ log }) {
     line('PATCH /orders/status', 'patch'),
     '',
     `non-2xx/errors: ${bad}. On 2 cores the second instance competes with PostgreSQL and the load generator for CPU: this shows that instances share one database without contention loss, not how far N instances scale on N machines.`,
+    '',
+    `Machine load (1-min load average, other work on the machine included): ${fmt(loadBefore, 2)} before, ${fmt(os.loadavg()[0], 2)} after.`,
   ];
 }

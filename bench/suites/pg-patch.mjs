@@ -2,6 +2,7 @@
 // request (each a real transition: order row locked and updated, outbox event with its NOTIFY,
 // idempotency claim and answer, in one transaction) against the floor: raw node:http running one
 // INSERT of the same client (`pg`) per request on the same database. Target: ratio ≥ 0.4.
+import os from 'node:os';
 import pg from 'pg';
 import { basic } from '../lib/server.mjs';
 import { startCluster, startPgFloor, startPgPartner } from '../lib/pg.mjs';
@@ -101,6 +102,7 @@ export async function templateOrder(baseUrl, operatorToken, credential) {
 }
 
 export async function run({ log }) {
+  const loadBefore = os.loadavg()[0];
   const cluster = await startCluster({ core: 0 });
   const database = await cluster.database('bench_patch');
   const partner = await startPgPartner({ database, core: 0, seed: true });
@@ -172,5 +174,7 @@ export async function run({ log }) {
     `**ratio ${fmt(ratio, 2)}** (target ≥ 0.4) · non-2xx/errors: ${bad}`,
     '',
     `Per-run ratios (floor and partner back to back): ${rawRuns.map((r, i) => fmt(partnerRuns[i].rps / r.rps, 2)).join(', ')}.`,
+    '',
+    `Machine load (1-min load average, other work on the machine included): ${fmt(loadBefore, 2)} before, ${fmt(os.loadavg()[0], 2)} after.`,
   ];
 }

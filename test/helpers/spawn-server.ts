@@ -54,7 +54,7 @@ export async function spawnServer(opts: {
   writeFileSync(
     main,
     `const { startServer } = await import(${JSON.stringify(pathToFileURL(file).href)});
-     const s = await startServer({ dataDir: ${JSON.stringify(opts.dataDir)},${opts.database ? ` database: ${JSON.stringify(opts.database)},` : ''} port: 0, seed: ${JSON.stringify(opts.seed ?? 'none')}, retrySchedule: ${JSON.stringify(opts.retrySchedule ?? [60_000])}, logErrors: () => {} });
+     const s = await startServer({ dataDir: ${JSON.stringify(opts.dataDir)},${opts.database ? ` database: ${JSON.stringify(opts.database)}, sealKey: Buffer.alloc(32, 3), operatorToken: 'op_test_0123456789abcdefghijk',` : ''} port: 0, seed: ${JSON.stringify(opts.seed ?? 'none')}, retrySchedule: ${JSON.stringify(opts.retrySchedule ?? [60_000])}, logErrors: () => {} });
      const c = s.seeded[0];
      console.log(JSON.stringify({ baseUrl: s.baseUrl, operatorToken: s.operatorToken, credential: c && { key: c.key, secret: c.secret, businessId: c.business_id } }));
      process.on('SIGTERM', () => s.close().then(() => process.exit(0)));`,
