@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgStore } from '../../src/server/store/postgres/store.js';
 import { startCountingReceiver } from './counting-receiver.js';
-import { ensureBuilt, killAll, runCli } from './instances.js';
+import { ensureBuilt, killAll, runCli, tempDir } from './instances.js';
 import { basic, OPERATOR_TOKEN, type Service, startService } from './service.js';
 
 // Three `partner local start` processes (the built binary) on one PostgreSQL database, requests
@@ -321,5 +321,31 @@ describe('webhook outbox across instances', () => {
       await writer.close();
       await receiver.close();
     }
+  });
+});
+
+describe('shared configuration on PostgreSQL', () => {
+  it('an instance without the seal key and operator token, or with another seal key, is refused before it serves', async () => {
+    const none = await runCli(['local', 'start', '--port', '0', '--data', tempDir('partner-data-')], {
+      ...s.env,
+      PARTNER_SEAL_KEY: '',
+      PARTNER_OPERATOR_TOKEN: '',
+    });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe(
+      'error: on PostgreSQL every instance must be given the seal key (PARTNER_SEAL_KEY, PARTNER_SEAL_KEY_FILE or --seal-key-file) and the operator token (PARTNER_OPERATOR_TOKEN, PARTNER_OPERATOR_TOKEN_FILE or --operator-token-file), the same for all instances (docs/deploy.md)\n',
+    );
+    // A webhook secret sealed by the service, then a fourth instance with another key.
+    const made = await s.operator(s.next(), 'POST', '/v1/operator/webhook-secrets', {
+      business_id: s.credential.businessId,
+    });
+    expect(made.status).toBe(200);
+    const other = await runCli(['local', 'start', '--port', '0', '--data', tempDir('partner-data-')], {
+      ...s.env,
+      PARTNER_SEAL_KEY: Buffer.alloc(32, 7).toString('base64'),
+    });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/^error: the seal key given does not open the webhook signing secrets/);
+    expect(other.stdout).toBe('');
   });
 });
