@@ -69,6 +69,22 @@ describe('PostgreSQL unit of work', () => {
     ).rejects.toThrow(/read unit cannot write/);
   });
 
+  it('peeks with one statement outside a transaction, and refuses a second one or a write', async () => {
+    const id = await business(a, 'Peeked');
+    expect(await b.peek((tx) => tx.businesses.get(id))).toMatchObject({ id, title: 'Peeked' });
+    await expect(
+      b.peek(async (tx) => {
+        await tx.businesses.get(id);
+        return tx.businesses.list();
+      }),
+    ).rejects.toThrow(/one statement/);
+    await expect(
+      b.peek((tx) => tx.businesses.create({ title: 'x', address: '', logo: '' }, Date.now())),
+    ).rejects.toThrow(/cannot write/);
+    // The connection went back to the pool clean: a unit after it works.
+    expect(await b.read((tx) => tx.businesses.get(id))).toMatchObject({ id });
+  });
+
   it('never hands an id out twice, even after a rollback', async () => {
     const first = await business(a, 'one');
     await a
