@@ -6,10 +6,14 @@ import { postgresBin } from './test/helpers/pg-cluster.js';
 // test servers on a fresh database each, PARTNER_TEST_BACKEND=postgres). The PostgreSQL half needs
 // PARTNER_TEST_DATABASE_URL or the server programs to start a throw-away cluster; without either
 // it is left out, loudly, and PARTNER_TEST_POSTGRES=required (CI) makes that a failure.
-// (The server's suites join once the catalogue repositories run on PostgreSQL: the demo seed needs them.)
-const POSTGRES_SUITES = ['test/postgres/**/*.test.ts'];
+const POSTGRES_SUITES = [
+  'test/server/**/*.test.ts',
+  'test/reliability/**/*.test.ts',
+  'test/postgres/**/*.test.ts',
+  'src/server/store/postgres/**/*.test.ts',
+];
 /** Tests of the PostgreSQL backend itself: they run in the postgres project only. */
-const POSTGRES_ONLY = ['test/postgres/**'];
+const POSTGRES_ONLY = ['test/postgres/**', 'src/server/store/postgres/**'];
 
 const postgres = Boolean(process.env.PARTNER_TEST_DATABASE_URL) || postgresBin() !== undefined;
 if (!postgres) {

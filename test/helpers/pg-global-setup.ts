@@ -42,12 +42,23 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await pool.end();
   }
   project.provide('pgAdminUrl', admin);
+  // For tests that read the URL from the environment (the catalogue repositories' parity test).
+  process.env.PARTNER_TEST_DATABASE_URL = admin;
   return async () => {
     if (cluster) cluster.stop();
     else {
+      // A server the tests left behind (a data dir reused for a restart keeps its database).
       const c = new pg.Client({ connectionString: admin });
       await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${TEMPLATE} WITH (FORCE)`).finally(() => c.end());
+      try {
+        const { rows } = await c.query<{ datname: string }>(
+          "SELECT datname FROM pg_database WHERE datname LIKE 'partner\\_t\\_%'",
+        );
+        for (const r of rows) await c.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`);
+        await c.query(`DROP DATABASE IF EXISTS ${TEMPLATE} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
     }
   };
 }

@@ -114,24 +114,21 @@ describe('PostgreSQL unit of work', () => {
     }
   });
 
-  it('keeps json records byte for byte and shows timestamps as ISO text', async () => {
+  it('keeps json payloads byte for byte and shows timestamps as ISO text', async () => {
     const bizId = await business(a, 'Bytes');
-    const record = '{"b":1,  "a":[2, 3],"z":"é"}';
-    await a.write(async (tx) => {
-      const t = tx.tenant(bizId);
-      const id = await t.orders.nextId();
-      await t.orders.insert({
-        id,
-        brand_id: 1,
-        branch_id: 1,
-        status: 1,
-        created_ms: 5,
-        updated_ms: 5,
-        record,
-      });
-    });
-    const page = await b.read((tx) => tx.tenant(bizId).orders.list({ fromMs: 0, toMs: 10 }, 10, 0));
-    expect(page).toEqual({ total: 1, records: [record] });
+    const order = '{"b":1,  "a":[2, 3],"z":"é"}';
+    const id = await a.write((tx) =>
+      tx.tenant(bizId).outbox.enqueue({
+        type: 'service.order.status.updated',
+        brandId: 1,
+        branchId: 2,
+        orders: [order],
+        now: Date.UTC(2026, 0, 2, 3, 4, 5, 678),
+      }),
+    );
+    const event = await b.read((tx) => tx.outbox.get(id));
+    expect(event!.payload).toBe(`{"brand_id":1,"branch_id":2,"orders":[${order}]}`);
+    expect(event!.created_at).toBe('2026-01-02T03:04:05.678Z');
     const biz = await b.read((tx) => tx.businesses.get(bizId));
     expect(biz!.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });

@@ -1,9 +1,18 @@
 import type { Pool } from 'pg';
+import { CATALOG_SCHEMA } from './schema/catalog.js';
 import { CORE_SCHEMA } from './schema/core.js';
 
 // Versioned schema: migration N is recorded as version N in schema_migrations once applied.
 // Append only; never edit a migration that has shipped.
-export const MIGRATIONS: readonly string[] = [/* 1: the whole schema */ CORE_SCHEMA];
+export const MIGRATIONS: readonly string[] = [
+  /* 1: the whole schema: core, catalogue, then the references from the one into the other */ `
+  ${CORE_SCHEMA}
+  ${CATALOG_SCHEMA}
+  ALTER TABLE orders
+    ADD CONSTRAINT orders_brand FOREIGN KEY (brand_id) REFERENCES brands(id),
+    ADD CONSTRAINT orders_branch FOREIGN KEY (branch_id) REFERENCES branches(id);
+  `,
+];
 
 /** Any constant works: it only has to be the same in every partner that migrates this database. */
 const MIGRATION_LOCK = 0x7061_7274; // "part"

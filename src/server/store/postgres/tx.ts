@@ -1,11 +1,17 @@
 import type { PoolClient, QueryConfig } from 'pg';
 import type { BusinessRow } from '../credentials-repo.js';
 import type { TenantTx, Tx } from '../store.js';
+import { PgBranches, PgBrands } from './brands-repo.js';
+import { PgPriceGroups } from './catalog-repo.js';
 import { PgBusinesses, PgCredentials } from './credentials-repo.js';
 import { PgDeliveries } from './deliveries-repo.js';
 import { PgIdempotencyAnswers } from './idempotency-repo.js';
+import { PgMenuCatalogue } from './menus/catalogue-repo.js';
+import { PgMenuLayers } from './menus/layers-repo.js';
+import { PgMenuLinks } from './menus/links-repo.js';
 import { PgAnyOrders, PgOrders } from './orders-repo.js';
 import { PgOutbox, PgTenantOutbox } from './outbox-repo.js';
+import { PgStock } from './stock-repo.js';
 import { PgTenantWebhooks, PgWebhookSecrets, PgWebhooks } from './webhooks-repo.js';
 
 /** A unit used past its end, or a write from a read unit: a bug in the caller, said loudly. */
@@ -56,7 +62,7 @@ export class PgTx implements Tx {
   constructor(
     readonly client: PoolClient,
     readonly mode: PgUnitMode,
-    readonly shared: PgShared,
+    readonly shared: PgShared = { deliveryPerUrl: 4 },
   ) {}
 
   private check(write: boolean): void {
@@ -161,12 +167,15 @@ export class PgTx implements Tx {
   }
 }
 
-function notYet(what: string): never {
-  throw new PgUnitError(`the PostgreSQL store has no ${what} repository yet`);
-}
-
 /** One business's view of a unit: every repository here is built around its business id. */
 export class PgTenantTx implements TenantTx {
+  private _brands?: PgBrands;
+  private _branches?: PgBranches;
+  private _priceGroups?: PgPriceGroups;
+  private _menus?: PgMenuCatalogue;
+  private _links?: PgMenuLinks;
+  private _layers?: PgMenuLayers;
+  private _stock?: PgStock;
   private _orders?: PgOrders;
   private _outbox?: PgTenantOutbox;
   private _webhooks?: PgTenantWebhooks;
@@ -185,17 +194,21 @@ export class PgTenantTx implements TenantTx {
     return b;
   }
 
-  // Repositories of the catalogue (brands, branches, price groups, menus, stock) are built by
-  // their own modules: PgBrands(tx, businessId) and so on.
-  get brands(): never {
-    return notYet('brands');
+  get brands(): PgBrands {
+    this._brands ??= new PgBrands(this.tx, this.businessId);
+    return this._brands;
   }
-  get branches(): never {
-    return notYet('branches');
+
+  get branches(): PgBranches {
+    this._branches ??= new PgBranches(this.tx, this.businessId);
+    return this._branches;
   }
-  get priceGroups(): never {
-    return notYet('priceGroups');
+
+  get priceGroups(): PgPriceGroups {
+    this._priceGroups ??= new PgPriceGroups(this.tx, this.businessId);
+    return this._priceGroups;
   }
+
   get orders(): PgOrders {
     this._orders ??= new PgOrders(this.tx, this.businessId);
     return this._orders;
@@ -206,18 +219,26 @@ export class PgTenantTx implements TenantTx {
     return this._outbox;
   }
 
-  get menus(): never {
-    return notYet('menus');
+  get menus(): PgMenuCatalogue {
+    this._menus ??= new PgMenuCatalogue(this.tx, this.businessId);
+    return this._menus;
   }
-  get links(): never {
-    return notYet('links');
+
+  get links(): PgMenuLinks {
+    this._links ??= new PgMenuLinks(this.tx, this.businessId);
+    return this._links;
   }
-  get layers(): never {
-    return notYet('layers');
+
+  get layers(): PgMenuLayers {
+    this._layers ??= new PgMenuLayers(this.tx, this.businessId);
+    return this._layers;
   }
-  get stock(): never {
-    return notYet('stock');
+
+  get stock(): PgStock {
+    this._stock ??= new PgStock(this.tx, this.businessId);
+    return this._stock;
   }
+
   get webhooks(): PgTenantWebhooks {
     this._webhooks ??= new PgTenantWebhooks(this.tx, this.businessId);
     return this._webhooks;
