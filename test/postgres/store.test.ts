@@ -229,6 +229,15 @@ describe('shared rules across instances', () => {
     expect(await b.claims.begin('cred', 'key-1', now + 60_002)).toEqual({ kind: 'in_flight' });
   });
 
+  it('a release that cannot reach the database does not throw: the claim lapses with its lease', async () => {
+    const c = await PgStore.open(db.url);
+    expect(await c.claims.begin('cred', 'key-3', 4_000_000)).toEqual({ kind: 'claimed', recheck: true });
+    await c.close();
+    await expect(c.claims.release('cred', 'key-3')).resolves.toBeUndefined();
+    expect(await a.claims.begin('cred', 'key-3', 4_000_000)).toEqual({ kind: 'in_flight' });
+    expect(await a.claims.begin('cred', 'key-3', 4_060_001)).toEqual({ kind: 'claimed', recheck: true });
+  });
+
   it('refuses to commit a second execution of one key (a fresh stored answer wins)', async () => {
     const answer = {
       fingerprint: 'f',
