@@ -119,7 +119,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // On a shared store another instance may change a credential: each request checks its row.
     auth:
       opened.backend === 'postgres'
-        ? new SharedCredentialAuth(store, now, opts.authThrottle)
+        ? new SharedCredentialAuth(
+            store,
+            (key) => opened.peek((tx) => tx.credentials.get(key)),
+            now,
+            opts.authThrottle,
+          )
         : new CredentialAuth(store, now, opts.authThrottle),
     // Given (shared by all instances), else kept across restarts so `partner operator …` keeps
     // working against the same data dir.

@@ -36,17 +36,19 @@ export class SharedCredentialAuth extends CredentialAuth {
   private readonly known = new Map<string, string>();
 
   constructor(
-    private readonly shared: Store,
+    store: Store,
+    /** Reads a credential's row as committed now (PgStore.peek: one round trip). */
+    private readonly currentRow: (key: string) => Promise<CredentialRow | undefined>,
     now: () => number,
     limits: Partial<AuthThrottleLimits> = {},
   ) {
-    super(shared, now, limits);
+    super(store, now, limits);
   }
 
   override async authenticate(header: string | undefined, client = ''): Promise<AuthedCredential> {
     const parsed = parseBasic(header);
     if (!parsed) return super.authenticate(header, client);
-    const state = stateOf(await this.shared.read((tx) => tx.credentials.get(parsed.key)));
+    const state = stateOf(await this.currentRow(parsed.key));
     const seen = this.known.get(parsed.key);
     if (seen !== undefined && seen !== state) super.invalidate(parsed.key);
     const cred = await super.authenticate(header, client);

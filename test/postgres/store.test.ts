@@ -69,6 +69,22 @@ describe('PostgreSQL unit of work', () => {
     ).rejects.toThrow(/read unit cannot write/);
   });
 
+  it('peeks with one statement outside a transaction, and refuses a second one or a write', async () => {
+    const id = await business(a, 'Peeked');
+    expect(await b.peek((tx) => tx.businesses.get(id))).toMatchObject({ id, title: 'Peeked' });
+    await expect(
+      b.peek(async (tx) => {
+        await tx.businesses.get(id);
+        return tx.businesses.list();
+      }),
+    ).rejects.toThrow(/one statement/);
+    await expect(
+      b.peek((tx) => tx.businesses.create({ title: 'x', address: '', logo: '' }, Date.now())),
+    ).rejects.toThrow(/cannot write/);
+    // The connection went back to the pool clean: a unit after it works.
+    expect(await b.read((tx) => tx.businesses.get(id))).toMatchObject({ id });
+  });
+
   it('never hands an id out twice, even after a rollback', async () => {
     const first = await business(a, 'one');
     await a
@@ -211,6 +227,15 @@ describe('shared rules across instances', () => {
     expect(await a.claims.begin('cred', 'key-1', now + 60_001)).toEqual({ kind: 'claimed', recheck: true });
     await b.claims.release('cred', 'key-1');
     expect(await b.claims.begin('cred', 'key-1', now + 60_002)).toEqual({ kind: 'in_flight' });
+  });
+
+  it('a release that cannot reach the database does not throw: the claim lapses with its lease', async () => {
+    const c = await PgStore.open(db.url);
+    expect(await c.claims.begin('cred', 'key-3', 4_000_000)).toEqual({ kind: 'claimed', recheck: true });
+    await c.close();
+    await expect(c.claims.release('cred', 'key-3')).resolves.toBeUndefined();
+    expect(await a.claims.begin('cred', 'key-3', 4_000_000)).toEqual({ kind: 'in_flight' });
+    expect(await a.claims.begin('cred', 'key-3', 4_060_001)).toEqual({ kind: 'claimed', recheck: true });
   });
 
   it('refuses to commit a second execution of one key (a fresh stored answer wins)', async () => {

@@ -367,7 +367,7 @@ const pidOf = async (c: pg.Client) =>
 
 /** One business's catalogue repositories in a write unit on `c`, built as the PG TenantTx builds them. */
 function pgTenant(c: pg.Client, businessId: number): TenantTx {
-  const tx = new PgTx(c as unknown as pg.PoolClient, 'write');
+  const tx = new PgTx(c as unknown as pg.PoolClient, 'write', { deliveryPerUrl: 1 });
   return {
     brands: new PgBrands(tx, businessId),
     branches: new PgBranches(tx, businessId),

@@ -70,11 +70,15 @@ export class PgClaims implements IdempotencyClaims {
     const holder = this.mine.get(slot);
     if (holder === undefined) return;
     this.mine.delete(slot);
-    await this.pool.query({
-      name: 'idem-release',
-      text: 'DELETE FROM idempotency_claims WHERE credential_key = $1 AND idem_key = $2 AND holder = $3',
-      values: [credentialKey, key, holder],
-    });
+    // Called without waiting (the answer is already out). If it fails (the database went away,
+    // the store closed meanwhile), the claim lapses with its lease: nothing to do but not throw.
+    await this.pool
+      .query({
+        name: 'idem-release',
+        text: 'DELETE FROM idempotency_claims WHERE credential_key = $1 AND idem_key = $2 AND holder = $3',
+        values: [credentialKey, key, holder],
+      })
+      .catch(() => undefined);
   }
 }
 

@@ -71,7 +71,7 @@ interface StoredSummary {
 const STATE_LOCK = 0x73746174;
 
 export class PgStock implements StockRepo {
-  /** Branches whose item states this unit has locked. */
+  /** Branches whose item states this unit has locked (see PgMenuLayers on savepoints). */
   private readonly locked = new Set<number>();
 
   constructor(

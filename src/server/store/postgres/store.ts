@@ -87,6 +87,15 @@ export class PgStore implements Store {
     return this.run('write', fn);
   }
 
+  /**
+   * A read of exactly one statement, outside any transaction: one round trip where a read unit
+   * takes three (BEGIN, the statement, COMMIT). A single statement sees one snapshot of committed
+   * data by itself; `fn` running a second statement fails. For the per-request credential check.
+   */
+  peek<T>(fn: UnitFn<T>): Promise<T> {
+    return this.run('peek', fn);
+  }
+
   onCommit(fn: () => void): () => void {
     this.hooks.add(fn);
     return () => this.hooks.delete(fn);
@@ -131,19 +140,22 @@ export class PgStore implements Store {
     const tx = new PgTx(client, mode, this.shared);
     let broken: Error | undefined;
     try {
-      await client.query(mode === 'write' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      if (mode !== 'peek')
+        await client.query(mode === 'write' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       let value: T;
       try {
         value = await fn(tx);
       } catch (err) {
         tx.state = 'done';
-        await client.query('ROLLBACK').catch((e: Error) => {
-          broken = e;
-        });
+        if (mode !== 'peek')
+          await client.query('ROLLBACK').catch((e: Error) => {
+            broken = e;
+          });
         if (tx.wrote) for (const f of this.rollbacks) f();
         throw err;
       }
       tx.state = 'done';
+      if (mode === 'peek') return value;
       try {
         await client.query('COMMIT');
       } catch (err) {

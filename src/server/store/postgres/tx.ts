@@ -19,7 +19,8 @@ export class PgUnitError extends Error {
   override name = 'PgUnitError';
 }
 
-export type PgUnitMode = 'read' | 'write';
+/** `peek`: one read statement outside any transaction (PgStore.peek). */
+export type PgUnitMode = 'read' | 'write' | 'peek';
 
 /** What every unit of one store shares (its settings). */
 export interface PgShared {
@@ -65,10 +66,15 @@ export class PgTx implements Tx {
     readonly shared: PgShared = { deliveryPerUrl: 4 },
   ) {}
 
+  private statements = 0;
+
   private check(write: boolean): void {
     if (this.state !== 'running')
       throw new PgUnitError('this unit of work has ended: its store can no longer be used');
-    if (write && this.mode === 'read') throw new PgUnitError('a read unit cannot write');
+    if (write && this.mode !== 'write') throw new PgUnitError('a read unit cannot write');
+    // A statement sees one snapshot by itself; a second would see another.
+    if (this.mode === 'peek' && this.statements++ > 0)
+      throw new PgUnitError('a peek runs one statement: use a read unit for more');
   }
 
   private query(text: string, values: readonly unknown[] | undefined) {
@@ -103,7 +109,7 @@ export class PgTx implements Tx {
   }
 
   async attempt<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.mode === 'read') return fn();
+    if (this.mode !== 'write') return fn();
     this.check(true);
     const name = `part${++this.savepoints}`;
     await this.client.query(`SAVEPOINT ${name}`);

@@ -30,7 +30,12 @@ interface StoredPublication {
 }
 
 export class PgMenuLayers implements MenuLayers {
-  /** Brands whose layers this unit has locked (a transaction-scoped lock is taken once). */
+  /**
+   * Brands whose layers this unit has locked (a transaction-scoped lock is taken once). A
+   * savepoint rolled back releases the locks taken inside it; this relies on nothing reading a
+   * layer again after a failed `attempt()` in the same unit (the request's handler is the whole
+   * attempt, and what follows it only stores the answer).
+   */
   private readonly locked = new Set<number>();
 
   constructor(
