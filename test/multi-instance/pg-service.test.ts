@@ -87,7 +87,7 @@ describe('idempotency across instances', () => {
     // The claim is taken when the headers arrive. Probe with an invalid body (bounded): while no
     // claim exists it is a 400 that stores nothing; once instance 1 holds the key, it is 409.
     let probe = await s.partner(s.urls[1]!, 'POST', '/v1/partner/brands', { body: {}, key });
-    for (let i = 0; i < 50 && probe.status !== 409; i++) {
+    for (let i = 0; i < 250 && probe.status !== 409; i++) {
       await new Promise((r) => setTimeout(r, 20));
       probe = await s.partner(s.urls[1]!, 'POST', '/v1/partner/brands', { body: {}, key });
     }
@@ -314,8 +314,11 @@ describe('webhook outbox across instances', () => {
       console.log(
         `NOTIFY wake-up: event to receiver ${latencies.join(', ')} ms; a PATCH to its delivery ${viaApi} ms`,
       );
-      for (const ms of latencies) expect(ms).toBeLessThan(200);
-      expect(viaApi).toBeLessThan(200);
+      // Without a wake-up an event waits for a backstop look, up to 5 s: five events all well
+      // under 1 s (their median under 200 ms) cannot be the backstop's luck, even on a busy machine.
+      const median = [...latencies].sort((a, b) => a - b)[2]!;
+      expect(median).toBeLessThan(200);
+      for (const ms of [...latencies, viaApi]) expect(ms).toBeLessThan(1_000);
       await s.operator(s.next(), 'DELETE', `/v1/operator/webhooks/${(hook.json.data as { id: number }).id}`);
     } finally {
       await writer.close();
