@@ -42,9 +42,10 @@ describe('kill -9 of one instance under write load', () => {
       const acknowledged: number[] = [];
       let refused = 0;
       let stop = false;
-      // Four writers, round-robin over the three instances, for about 3 s (bounded: 30 writes each).
+      // Four writers, round-robin over the three instances, until shortly after the kill (bounded:
+      // 2,000 writes each). A fixed count ran out before the kill on a fast, quiet machine.
       const writer = async (w: number) => {
-        for (let i = 0; i < 30 && !stop; i++) {
+        for (let i = 0; i < 2_000 && !stop; i++) {
           const url = s.urls[(w + i) % 3]!;
           try {
             const r = await s.operator(url, 'POST', '/v1/operator/orders', {
