@@ -10,7 +10,7 @@ const root = new URL('../../', import.meta.url);
 let bundled;
 
 /** Bundles src/server/index.ts once per bench process (better-sqlite3 and fastify stay external). */
-async function serverBundle() {
+export async function serverBundle() {
   if (bundled) return bundled;
   const dir = mkdtempSync(join(root.pathname, 'node_modules', '.bench-'));
   await build({

@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-const brandCount = () => s.server.services.db.prepare('SELECT count(*) FROM brands').pluck().get() as number;
+const brandCount = async () => (await s.rows<{ n: number }>('SELECT count(*) AS n FROM brands'))[0]!.n;
 
 describe('Idempotency-Key', () => {
   it('is required on every write → 400 request_missing_idempotency_key', async () => {
@@ -33,7 +33,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('same key + same body (any key order) → stored response replayed, data byte-identical, one row written', async () => {
-    const before = brandCount();
+    const before = await brandCount();
     const a = await call(s, 'POST', '/v1/partner/brands', {
       key: 'replay-1',
       body: { title: 'Replay', logo: 'l.png' },
@@ -49,7 +49,7 @@ describe('Idempotency-Key', () => {
     const dataOf = (text: string) => text.slice(text.indexOf('"data":'));
     expect(dataOf(b.text)).toBe(dataOf(a.text));
     expect(b.body.request_id).not.toBe(a.body.request_id);
-    expect(brandCount()).toBe(before + 1);
+    expect(await brandCount()).toBe(before + 1);
   });
 
   it('same key + other body → 409 state_idempotency_conflict', async () => {
@@ -131,18 +131,18 @@ describe('Idempotency-Key', () => {
     ).toBe(201);
     const limited = await call(s, 'POST', '/v1/partner/brands', { cred, key: 'rl-1', body: { title: 'b' } });
     expect(limited.status).toBe(429);
-    const row = s.server.services.db
-      .prepare('SELECT 1 FROM idempotency_keys WHERE credential_key = ? AND idem_key = ?')
-      .get(cred.key, 'rl-1');
-    expect(row).toBeUndefined();
+    const rows = await s.rows(
+      'SELECT 1 FROM idempotency_keys WHERE credential_key = ? AND idem_key = ?',
+      cred.key,
+      'rl-1',
+    );
+    expect(rows).toEqual([]);
   });
 
   it('a failed write leaves no rows behind', async () => {
-    const branches = () =>
-      s.server.services.db.prepare('SELECT count(*) FROM branches').pluck().get() as number;
-    const links = () =>
-      s.server.services.db.prepare('SELECT count(*) FROM branch_brands').pluck().get() as number;
-    const before = [branches(), links()];
+    const branches = async () => (await s.rows<{ n: number }>('SELECT count(*) AS n FROM branches'))[0]!.n;
+    const links = async () => (await s.rows<{ n: number }>('SELECT count(*) AS n FROM branch_brands'))[0]!.n;
+    const before = [await branches(), await links()];
     const week = Object.fromEntries(
       ['0', '1', '2', '3', '4', '5', '6'].map((d) => [d, { slots: [{ startTime: 900, endTime: 1700 }] }]),
     );
@@ -158,6 +158,6 @@ describe('Idempotency-Key', () => {
       },
     });
     expect(r.status).toBe(400);
-    expect([branches(), links()]).toEqual(before);
+    expect([await branches(), await links()]).toEqual(before);
   });
 });

@@ -126,11 +126,8 @@ describe('webhook delivery', () => {
     const eventId = got[0]!.headers['x-partner-event-id'] as string;
     const failed = await s.operator('GET', '/v1/operator/webhooks/log?status=failed');
     expect(failed.body.data.map((d: { event_id: string }) => d.event_id)).toContain(eventId);
-    const outbox = s.server.services.db
-      .prepare('SELECT status FROM outbox_events WHERE id = ?')
-      .pluck()
-      .get(eventId);
-    expect(outbox).toBe('failed');
+    const outbox = await s.rows<{ status: string }>('SELECT status FROM outbox_events WHERE id = ?', eventId);
+    expect(outbox.map((r) => r.status)).toEqual(['failed']);
 
     ok = true;
     const replay = await s.operator('POST', `/v1/operator/webhooks/replay/${eventId}`);
@@ -253,7 +250,7 @@ describe('webhook delivery', () => {
     expect(JSON.stringify(list.body)).not.toContain(fresh);
     expect((await call(s, 'GET', '/v1/partner/webhooks', { cred: s.other })).body.data).toEqual([]);
     // Sealed at rest: the database holds no plaintext signing key.
-    const dump = JSON.stringify(s.server.services.db.prepare('SELECT * FROM webhook_secrets').all());
+    const dump = JSON.stringify(await s.rows('SELECT * FROM webhook_secrets'));
     expect(dump).not.toContain(fresh);
     const removed = await s.operator('DELETE', `/v1/operator/webhooks/${hook.id}`);
     expect(removed.body.data).toEqual({ id: hook.id, deleted: true });
