@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 
 // A webhook receiver that counts: deliveries per event id, the order ids each carried, and the
-// most deliveries it held open at once. Each is answered 200 after `holdMs`.
+// most deliveries it held open at once. Each is answered 200 after `holdMs` (or, while paused, on
+// resume).
 
 export interface Got {
   eventId: string;
@@ -12,15 +13,18 @@ export interface Got {
 
 export async function startCountingReceiver(holdMs = 0) {
   const got: Got[] = [];
+  /** While paused, answers that fall due wait: every sender keeps what it has in flight. */
+  let paused = false;
+  const held: (() => void)[] = [];
   let open = 0;
   let maxOpen = 0;
   const server: Server = createServer((req, res) => {
     open++;
     maxOpen = Math.max(maxOpen, open);
-    let held = true;
+    let holding = true;
     const release = () => {
-      if (held) open--;
-      held = false;
+      if (holding) open--;
+      holding = false;
     };
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -40,10 +44,11 @@ export async function startCountingReceiver(holdMs = 0) {
         at,
         orderIds,
       });
-      setTimeout(() => {
+      const answer = () => {
         release();
         if (!res.destroyed) res.writeHead(200).end('ok');
-      }, holdMs);
+      };
+      setTimeout(() => (paused ? held.push(answer) : answer()), holdMs);
     });
     // A sender that died mid-request (kill -9) frees its slot too.
     res.on('close', release);
@@ -54,6 +59,13 @@ export async function startCountingReceiver(holdMs = 0) {
     url: `http://127.0.0.1:${port}/hook`,
     got,
     maxOpen: () => maxOpen,
+    pause() {
+      paused = true;
+    },
+    resume() {
+      paused = false;
+      for (const answer of held.splice(0)) answer();
+    },
     /** Deliveries per event id. */
     counts(): Map<string, number> {
       const m = new Map<string, number>();

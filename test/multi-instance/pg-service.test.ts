@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgStore } from '../../src/server/store/postgres/store.js';
 import { startCountingReceiver } from './counting-receiver.js';
@@ -84,13 +85,23 @@ describe('idempotency across instances', () => {
       res.on('end', () => answered({ status: res.statusCode ?? 0, text }));
     });
     req.write(body.slice(0, 5));
-    // The claim is taken when the headers arrive. Probe with an invalid body (bounded): while no
-    // claim exists it is a 400 that stores nothing; once instance 1 holds the key, it is 409.
-    let probe = await s.partner(s.urls[1]!, 'POST', '/v1/partner/brands', { body: {}, key });
-    for (let i = 0; i < 250 && probe.status !== 409; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      probe = await s.partner(s.urls[1]!, 'POST', '/v1/partner/brands', { body: {}, key });
+    // The claim is taken when the headers arrive: wait (bounded) until the shared table holds it.
+    // Not by probing with the same key: a probe that arrived first would take the key itself and
+    // instance 1 would rightly answer 409 (a loaded machine did exactly that).
+    const db = new pg.Client({ connectionString: s.db.url });
+    await db.connect();
+    let claimed = 0;
+    try {
+      for (let i = 0; i < 250 && claimed === 0; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        claimed =
+          (await db.query('SELECT 1 FROM idempotency_claims WHERE idem_key = $1', [key])).rowCount ?? 0;
+      }
+    } finally {
+      await db.end();
     }
+    expect(claimed).toBe(1);
+    const probe = await s.partner(s.urls[1]!, 'POST', '/v1/partner/brands', { body: {}, key });
     expect(probe.status).toBe(409);
     const seen = await s.partner(s.urls[1]!, 'POST', '/v1/partner/brands', { body: JSON.parse(body), key });
     expect(seen.status).toBe(409);

@@ -118,6 +118,26 @@ describe('(5) invalid UTF-8 in a body', () => {
     expect(k.status).toBe(400);
   });
 
+  it('U+0000 in a value or a key → 400 with its path, on either backend (PostgreSQL text cannot hold it)', async () => {
+    const r = await raw('POST', '/v1/partner/brands', write(), Buffer.from('{"title":"x\\u0000y"}'));
+    expect(r.status).toBe(400);
+    expect(r.json.error.code).toBe('request_invalid');
+    expect(r.json.error.details).toEqual([
+      { path: ['body', 'title'], message: expect.stringMatching(/U\+0000/) },
+    ]);
+    const k = await raw('PATCH', '/v1/partner/branches/1', write(), Buffer.from('{"note\\u0000":1}'));
+    expect(k.status).toBe(400);
+    expect(k.json.error.details[0].path).toEqual(['body', 'note\0']);
+    // %00 in a query or a path: the same, before any store sees it.
+    const q = await raw('GET', '/v1/operator/webhooks/log?event_id=ev%00x', {
+      authorization: `Bearer ${s.operatorToken}`,
+    });
+    expect(q.status).toBe(400);
+    expect(q.json.error.details).toEqual([
+      { path: ['query', 'event_id'], message: expect.stringMatching(/U\+0000/) },
+    ]);
+  });
+
   it('well-formed non-ASCII text (and a surrogate pair) is stored exactly', async () => {
     const title = 'Kopi ☕ 😀 Ñ';
     const r = await raw('POST', '/v1/partner/brands', write(), Buffer.from(JSON.stringify({ title })));

@@ -39,6 +39,8 @@ const LEASE_MS = 30_000;
 /** A look that finds at least this many new events means a stream: the next look pauses first. */
 const STREAM_EVENTS = 16;
 const STREAM_PAUSE_MS = 2;
+/** How often a look asks the shared store for leases of instances that are gone. */
+const ORPHAN_LOOK_MS = 1_000;
 /** Upper bound on sleeping between looks at the queue, as a backstop to the enqueue wake-up. */
 const MAX_IDLE_MS = 5_000;
 
@@ -61,7 +63,7 @@ function alive(pid: number): boolean {
  * and retried on the schedule until it gets a 2xx or the schedule is spent.
  */
 export class Dispatcher {
-  private readonly owner = ownerOf(process.pid);
+  private readonly owner: string;
   private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
   private readonly inFlight = new Map<string, number>();
   private readonly sends = new Set<Promise<void>>();
@@ -79,12 +81,14 @@ export class Dispatcher {
   private readonly maxInFlight: number;
   private readonly perUrl: number;
   private total = 0;
+  private orphansLookedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly o: DispatcherOptions) {
     this.timeoutMs = o.timeoutMs ?? 10_000;
     this.batchDelayMs = Math.min(o.batchDelayMs ?? 50, BATCH_WINDOW_MS);
     this.maxInFlight = o.maxInFlight ?? 64;
     this.perUrl = o.perUrl ?? 4;
+    this.owner = o.store.instance ?? ownerOf(process.pid);
   }
 
   async start(): Promise<void> {
@@ -142,6 +146,7 @@ export class Dispatcher {
       // A look that finds nothing writes nothing, and so does not wake us again.
       const look = await this.o.store.write(async (tx) => {
         const fanned = await this.fanOut(tx, now);
+        await this.takeOverOrphans(tx, now);
         const claimed = await this.claim(tx, now);
         return { ...fanned, claimed, nextDue: await tx.deliveries.nextDueMs() };
       });
@@ -206,6 +211,13 @@ export class Dispatcher {
       events: fresh.length,
       holdMs: holdUntil === undefined ? undefined : Math.max(1, holdUntil - now),
     };
+  }
+
+  /** At most once a second: a dead instance's leases (shared store) become due again at once. */
+  private async takeOverOrphans(tx: Tx, now: number): Promise<void> {
+    if (!tx.deliveries.releaseOrphaned || now - this.orphansLookedAt < ORPHAN_LOOK_MS) return;
+    this.orphansLookedAt = now;
+    await tx.deliveries.releaseOrphaned(now);
   }
 
   /** Leases the due deliveries there is room for (per URL and in all). */

@@ -19,7 +19,7 @@ import { AllowedMethods } from './allowed-methods.js';
 import { ApiError, type FieldIssue } from '../errors.js';
 import { CredentialAuth, checkOperator, type AuthedCredential } from './auth.js';
 import { decodedBody, hasBody } from './content-encoding.js';
-import { registerStrictJson } from './json-body.js';
+import { illFormedString, registerStrictJson } from './json-body.js';
 import type { HandlerTable, PartnerCtx, Services } from '../handlers/context.js';
 import { RawJson } from '../handlers/context.js';
 import type { Tx } from '../store/store.js';
@@ -75,6 +75,12 @@ function issues(err: z.ZodError, root: string): FieldIssue[] {
 
 function parsePart(schema: z.ZodType | undefined, value: unknown, root: string, out: FieldIssue[]): unknown {
   if (!schema) return {};
+  // A path or query may carry %00 too: refused as in a body, before any store sees it.
+  const bad = root === 'body' ? undefined : illFormedString(value);
+  if (bad) {
+    out.push({ path: [root, ...bad.path], message: bad.why });
+    return undefined;
+  }
   const r = schema.safeParse(value ?? {});
   if (r.success) return r.data;
   out.push(...issues(r.error, root));
@@ -450,7 +456,10 @@ export function buildApp(
                 try {
                   json = await tx.attempt(async () => serialise(await handler(ctxIn(tx), input)));
                 } catch (err) {
-                  if (err instanceof ApiError && isStorable(err.status)) {
+                  // Not a client's mistake: a race lost to another instance (the store runs the
+                  // whole unit again) or a bug. Either way the unit fails whole.
+                  if (!(err instanceof ApiError)) throw err;
+                  if (isStorable(err.status)) {
                     await tx.idempotency.put(cred.key, idemKey, {
                       fingerprint: fp,
                       status: err.status,

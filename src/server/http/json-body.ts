@@ -7,18 +7,32 @@ import { ApiError } from '../errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** The path of the first string (value or key) holding a lone UTF-16 surrogate, if any. */
-export function illFormedStringPath(value: unknown): (string | number)[] | undefined {
+type NotText = { path: (string | number)[]; why: string };
+
+/** Why a string cannot be stored as text: a lone surrogate, or U+0000 (no PostgreSQL text holds it). */
+function notText(s: string): string | undefined {
+  if (!(s as unknown as { isWellFormed(): boolean }).isWellFormed())
+    return 'a lone UTF-16 surrogate (\\ud800–\\udfff) is not text';
+  // Refused on both backends alike: SQLite would keep it, PostgreSQL cannot, and one service must
+  // not accept on one store what it refuses on the other.
+  if (s.includes('\0')) return 'U+0000 (\\u0000) is not allowed in text';
+  return undefined;
+}
+
+/** The first string (value or key) that is not storable text, with its path and why, if any. */
+export function illFormedString(value: unknown): NotText | undefined {
   const stack: [unknown, (string | number)[]][] = [[value, []]];
   while (stack.length > 0) {
     const [v, path] = stack.pop()!;
     if (typeof v === 'string') {
-      if (!(v as unknown as { isWellFormed(): boolean }).isWellFormed()) return path;
+      const why = notText(v);
+      if (why) return { path, why };
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], [...path, i]]);
     } else if (v !== null && typeof v === 'object') {
       for (const [k, child] of Object.entries(v)) {
-        if (!(k as unknown as { isWellFormed(): boolean }).isWellFormed()) return [...path, k];
+        const why = notText(k);
+        if (why) return { path: [...path, k], why };
         stack.push([child, [...path, k]]);
       }
     }
@@ -26,7 +40,7 @@ export function illFormedStringPath(value: unknown): (string | number)[] | undef
   return undefined;
 }
 
-/** Replaces the application/json parser with one that refuses invalid UTF-8 and lone surrogates. */
+/** Replaces the application/json parser with one that refuses invalid UTF-8, lone surrogates and U+0000. */
 export function registerStrictJson(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
@@ -54,12 +68,11 @@ export function registerStrictJson(app: FastifyInstance): void {
           undefined,
         );
       }
-      const bad = illFormedStringPath(value);
+      const bad = illFormedString(value);
       if (bad) {
+        const path = ['body', ...bad.path];
         return done(
-          new ApiError('request_invalid', `${['body', ...bad].join('.')}: holds a lone UTF-16 surrogate`, [
-            { path: ['body', ...bad], message: 'a lone UTF-16 surrogate (\\ud800–\\udfff) is not text' },
-          ]),
+          new ApiError('request_invalid', `${path.join('.')}: ${bad.why}`, [{ path, message: bad.why }]),
           undefined,
         );
       }

@@ -85,6 +85,12 @@ export interface DeliveriesRepo {
   /** Owners of leases still recorded (to reclaim a dead process's). */
   leaseOwners(): Promise<string[]>;
   releaseLeases(owner: string): Promise<void>;
+  /**
+   * A shared store only: releases live leases whose owner (an instance, `Store.instance`) is no
+   * longer connected, so a killed instance's deliveries are taken over at once rather than when
+   * their leases run out. Resolves to how many were released.
+   */
+  releaseOrphaned?(now: number): Promise<number>;
   /** When the next pending delivery is due (or its lease ends), if any. */
   nextDueMs(): Promise<number | null>;
   /** Newest first. */

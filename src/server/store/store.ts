@@ -38,6 +38,11 @@ export interface Store {
   readonly rateLimits: RateLimits;
   /** `fn` runs after commits that wrote something (may be coalesced: a hint, not a count). */
   onCommit(fn: () => void): () => void;
+  /**
+   * A shared store only: this process's name among the instances (`pid:random`), which the
+   * database knows to be alive while the process is connected. The dispatcher leases under it.
+   */
+  readonly instance?: string;
   /** Waits for the units under way, commits them, and closes. */
   close(): Promise<void>;
 }

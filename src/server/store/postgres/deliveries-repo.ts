@@ -15,6 +15,12 @@ const DELIVERY =
   'id, event_seq, event_id, event_type, business_id, webhook_id, url, payload, batched_event_ids, status, attempts, budget_start, next_attempt_ms, created_at, updated_at';
 /** Claims of one URL are judged one instance at a time (pg_try_advisory_xact_lock's first key). */
 const URL_LOCK = 0x7572_6c00;
+/**
+ * An instance holds this session lock (second key: hashtext of its name) on its notification
+ * connection for as long as it runs: a process that dies loses its connections and the lock with
+ * them, which another instance sees at once by taking the lock itself (`releaseOrphaned`).
+ */
+export const INSTANCE_LOCK = 0x6c69_7665;
 const HOST = hostname();
 
 /**
@@ -142,6 +148,21 @@ export class PgDeliveries implements DeliveriesRepo {
     await this.tx.exec(
       'UPDATE webhook_deliveries SET lease_owner = NULL, lease_host = NULL, lease_until = NULL WHERE lease_owner = $1',
       [owner],
+    );
+  }
+
+  releaseOrphaned(now: number): Promise<number> {
+    // The lock taken here is the unit's own (released at its commit): taking it proves the owner
+    // no longer holds it. An owner whose name collides with a live one's is simply kept until its
+    // leases run out.
+    return this.tx.exec(
+      `UPDATE webhook_deliveries SET lease_owner = NULL, lease_host = NULL, lease_until = NULL
+       WHERE status = 'pending' AND lease_until >= $1 AND lease_owner IN (
+         SELECT o FROM (
+           SELECT DISTINCT lease_owner AS o FROM webhook_deliveries WHERE status = 'pending' AND lease_until >= $1
+         ) held WHERE pg_try_advisory_xact_lock($2, hashtext(o))
+       )`,
+      [now, INSTANCE_LOCK],
     );
   }
 

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import type { Client, Pool } from 'pg';
 import type { Store, UnitFn } from '../store.js';
+import { INSTANCE_LOCK } from './deliveries-repo.js';
 import { PgClaims } from './idempotency-repo.js';
 import { migrate } from './migrations.js';
 import { openClient, openPool, type PgPoolOptions } from './pool.js';
@@ -8,8 +10,14 @@ import { type PgShared, PgTx, PgUnitError, type PgUnitMode } from './tx.js';
 
 export const OUTBOX_CHANNEL = 'partner_outbox';
 
-/** Deadlock and serialization failure: the unit lost a race and is run again from the start. */
-const RETRYABLE = new Set(['40P01', '40001']);
+/**
+ * The unit lost a race and is run again from the start: deadlock, serialization failure, and a
+ * constraint that another instance's commit broke between this unit's check and its write (a
+ * foreign key to a row just deleted, a unique value just taken). Run again, the unit's own check
+ * sees the committed change and answers as it would have (404, 409); a constraint the unit itself
+ * breaks fails the same way each time and, after the bounded retries, is an internal error.
+ */
+const RETRYABLE = new Set(['40P01', '40001', '23503', '23505']);
 const MAX_RETRIES = 3;
 
 export interface PgStoreOptions extends PgPoolOptions {
@@ -37,6 +45,8 @@ export interface PgStoreOptions extends PgPoolOptions {
 export class PgStore implements Store {
   readonly claims: PgClaims;
   readonly rateLimits: PgRateLimits;
+  /** Held as a session lock on the notification connection: the others see this instance alive. */
+  readonly instance = `${process.pid}:${randomBytes(6).toString('hex')}`;
   private readonly hooks = new Set<() => void>();
   private readonly rollbacks = new Set<() => void>();
   private readonly shared: PgShared;
@@ -197,6 +207,9 @@ export class PgStore implements Store {
     try {
       await client.connect();
       await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      // Retaken on every reconnect. While the connection is lost the others may take this
+      // instance's leases over: a delivery may then go out twice, with its one event id.
+      await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [INSTANCE_LOCK, this.instance]);
       this.fire();
     } catch (err) {
       if (!first) return retry(err);

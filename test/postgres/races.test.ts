@@ -1,0 +1,54 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, startTestServer, type TestServer } from '../helpers/server.js';
+
+// Races between instances that only a shared database has: another instance's unit commits
+// between this unit's check and its write. A second connection to the server's database stands
+// for the other instance, holding its transaction open at the exact point that matters.
+
+let s: TestServer;
+let other: pg.Client;
+
+beforeAll(async () => {
+  s = await startTestServer();
+  other = new pg.Client({ connectionString: s.databaseUrl });
+  await other.connect();
+});
+afterAll(async () => {
+  await other?.end().catch(() => undefined);
+  await s?.close();
+});
+
+describe('a row deleted by another instance between check and write', () => {
+  it('assigning a price group that another instance deletes meanwhile → the answer of a missing group (400), not 500', async () => {
+    const group = await call(s, 'POST', '/v1/partner/price/groups', { body: { title: 'Gone soon' } });
+    expect(group.status).toBe(201);
+    const branch = (await call(s, 'GET', '/v1/partner/branches')).body.data.results[0].id as number;
+    // The other instance deletes the group and has not committed yet: this instance still sees
+    // the group, and its write waits on the deleted row's lock.
+    await other.query('BEGIN');
+    await other.query('DELETE FROM price_groups WHERE id = $1', [group.body.data.id]);
+    const patch = call(s, 'PATCH', `/v1/partner/branches/${branch}`, {
+      body: { price_group_id: group.body.data.id },
+    });
+    // Bounded wait until the PATCH is blocked on that lock, then the delete commits.
+    let waiting = 0;
+    for (let i = 0; i < 100 && waiting === 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      const { rows } = await other.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+      );
+      waiting = rows[0]!.n;
+    }
+    expect(waiting).toBe(1);
+    await other.query('COMMIT');
+    const r = await patch;
+    // What the same PATCH answers once the delete has committed: the unit ran again and saw it.
+    expect(r.status, r.text).toBe(400);
+    expect(r.body.error?.details).toEqual([
+      { path: ['body', 'price_group_id'], message: `no price group ${group.body.data.id}` },
+    ]);
+    const after = await call(s, 'GET', `/v1/partner/branches/${branch}`);
+    expect(after.body.data.price_group_id).not.toBe(group.body.data.id);
+  });
+});
