@@ -1,36 +1,8 @@
 // The links of the menu definition on PostgreSQL, one table-driven repository for all four kinds
 // (store/sqlite/menus/links-repo.ts one to one). A link keeps the order it was made in: seq.
-import type { LinkKind, MenuLinks } from '../../menus/links-repo.js';
+import { LINKS, type LinkKind, type MenuLinks } from '../../menus/links-repo.js';
 import { num } from '../schema/catalog.js';
 import type { PgTx } from '../tx.js';
-
-/** Per kind: the link table, its parent and child columns, and the parent's table. */
-const LINKS: Record<LinkKind, { table: string; parent: string; child: string; parentTable: string }> = {
-  'section-categories': {
-    table: 'menu_section_categories',
-    parent: 'section_id',
-    child: 'category_id',
-    parentTable: 'menu_sections',
-  },
-  'category-items': {
-    table: 'menu_category_items',
-    parent: 'category_id',
-    child: 'item_id',
-    parentTable: 'menu_categories',
-  },
-  'group-modifiers': {
-    table: 'menu_group_modifiers',
-    parent: 'group_id',
-    child: 'modifier_id',
-    parentTable: 'menu_modifier_groups',
-  },
-  'item-groups': {
-    table: 'menu_item_groups',
-    parent: 'item_id',
-    child: 'group_id',
-    parentTable: 'menu_items',
-  },
-};
 
 /**
  * Every statement of one kind, built from LINKS. Each is confined to the business through the
