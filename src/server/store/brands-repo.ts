@@ -57,6 +57,13 @@ export interface NewBranch {
   brand_ids: readonly number[];
 }
 
+/** What a branch update writes besides its record (composed by the service). */
+export interface BranchUpdate {
+  fields: Record<string, unknown>;
+  price_group_id: number | null;
+  busy_mode_updated_at: string | null;
+}
+
 export interface BranchesRepo {
   /** A live (not deleted) branch. */
   get(id: number): Promise<BranchRow | undefined>;
@@ -66,15 +73,7 @@ export interface BranchesRepo {
   page(limit: number, offset: number): Promise<BranchPage>;
   /** Inserts with an empty record; the caller composes and saves the record next. */
   insert(b: NewBranch, now: number): Promise<number>;
-  update(
-    id: number,
-    b: {
-      fields: Record<string, unknown>;
-      price_group_id: number | null;
-      busy_mode_updated_at: string | null;
-    },
-    now: number,
-  ): Promise<void>;
+  update(id: number, b: BranchUpdate, now: number): Promise<void>;
   setBrands(id: number, brandIds: readonly number[]): Promise<void>;
   setVisibilities(id: number, v: Visibilities, now: number): Promise<void>;
   /** The brands a branch carries, by id (for its record's brand_ids and brand_titles). */

@@ -4,6 +4,7 @@ import type {
   BranchesRepo,
   BranchPage,
   BranchRow,
+  BranchUpdate,
   BrandFields,
   BrandRow,
   BrandsRepo,
@@ -172,15 +173,7 @@ export class PgBranches implements BranchesRepo {
     return id;
   }
 
-  async update(
-    id: number,
-    b: {
-      fields: Record<string, unknown>;
-      price_group_id: number | null;
-      busy_mode_updated_at: string | null;
-    },
-    now: number,
-  ): Promise<void> {
+  async update(id: number, b: BranchUpdate, now: number): Promise<void> {
     await this.tx.exec(
       `UPDATE branches SET fields = $1, price_group_id = $2, updated_at = $3, busy_mode_updated_at = $4
        WHERE id = $5 AND business_id = $6`,

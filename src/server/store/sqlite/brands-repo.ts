@@ -2,6 +2,7 @@ import type {
   BranchesRepo,
   BranchPage,
   BranchRow,
+  BranchUpdate,
   BrandFields,
   BrandRow,
   BrandsRepo,
@@ -164,15 +165,7 @@ export class SqliteBranches implements BranchesRepo {
     return id;
   }
 
-  async update(
-    id: number,
-    b: {
-      fields: Record<string, unknown>;
-      price_group_id: number | null;
-      busy_mode_updated_at: string | null;
-    },
-    now: number,
-  ): Promise<void> {
+  async update(id: number, b: BranchUpdate, now: number): Promise<void> {
     this.tx
       .change(
         'UPDATE branches SET fields = ?, price_group_id = ?, updated_at = ?, busy_mode_updated_at = ? WHERE id = ? AND business_id = ?',
