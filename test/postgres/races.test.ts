@@ -32,15 +32,7 @@ describe('a row deleted by another instance between check and write', () => {
       body: { price_group_id: group.body.data.id },
     });
     // Bounded wait until the PATCH is blocked on that lock, then the delete commits.
-    let waiting = 0;
-    for (let i = 0; i < 100 && waiting === 0; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      const { rows } = await other.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
-      );
-      waiting = rows[0]!.n;
-    }
-    expect(waiting).toBe(1);
+    expect(await lockWaiters(1)).toBe(1);
     await other.query('COMMIT');
     const r = await patch;
     // What the same PATCH answers once the delete has committed: the unit ran again and saw it.
@@ -50,5 +42,40 @@ describe('a row deleted by another instance between check and write', () => {
     ]);
     const after = await call(s, 'GET', `/v1/partner/branches/${branch}`);
     expect(after.body.data.price_group_id).not.toBe(group.body.data.id);
+  });
+});
+
+/** Waits (bounded) until `n` statements of the server's database wait on a lock. */
+async function lockWaiters(n: number): Promise<number> {
+  let waiting = 0;
+  for (let i = 0; i < 150 && waiting < n; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    const { rows } = await other.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+    );
+    waiting = rows[0]!.n;
+  }
+  return waiting;
+}
+
+describe('two instances patching one row at once', () => {
+  it('two PATCHes of different fields of one brand both hold (neither merge loses the other)', async () => {
+    const brand = await call(s, 'POST', '/v1/partner/brands', {
+      body: { title: 'Before', logo: 'before.png' },
+    });
+    expect(brand.status).toBe(201);
+    const id = brand.body.data.id as number;
+    // The row is held by a third party while both PATCHes arrive: both are under way together,
+    // as on two instances, and go on together once it lets go.
+    await other.query('BEGIN');
+    await other.query('SELECT id FROM brands WHERE id = $1 FOR NO KEY UPDATE', [id]);
+    const title = call(s, 'PATCH', `/v1/partner/brands/${id}`, { body: { title: 'After' } });
+    const logo = call(s, 'PATCH', `/v1/partner/brands/${id}`, { body: { logo: 'after.png' } });
+    expect(await lockWaiters(2)).toBe(2);
+    await other.query('COMMIT');
+    expect((await title).status).toBe(200);
+    expect((await logo).status).toBe(200);
+    const list = (await call(s, 'GET', '/v1/partner/brands')).body.data[0].brands as { id: number }[];
+    expect(list.find((b) => b.id === id)).toMatchObject({ title: 'After', logo: 'after.png' });
   });
 });

@@ -203,7 +203,7 @@ export const menuHandlers: HandlersFor<
 
   updateSection: async ({ store, now }, { params, body }) => {
     const { branch_id, brand_id, business_id: _ignored, ...patch } = body;
-    const s = await requireEntity(store, 'sections', params.id);
+    const s = await requireEntity(store, 'sections', params.id, true);
     sameBrandOrThrow(brand_id, s.brand_id, 'section', s.id);
     throwIf(providerKeyIssues(patch.visibilities, 'visibilities'));
     if (branch_id !== undefined) return editStoreSection(store, s.id, branch_id, patch, now);

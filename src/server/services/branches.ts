@@ -22,14 +22,15 @@ export const brandOut = (r: BrandRow) => ({
   banner: r.banner,
 });
 
-export async function requireBrand(t: TenantTx, id: number): Promise<BrandRow> {
-  const r = await t.brands.get(id);
+/** `forUpdate`: the caller writes the row back merged (see BrandsRepo.get). */
+export async function requireBrand(t: TenantTx, id: number, forUpdate = false): Promise<BrandRow> {
+  const r = await t.brands.get(id, forUpdate);
   if (!r) throw notFound('brand', id);
   return r;
 }
 
-export async function requireBranch(t: TenantTx, id: number): Promise<BranchRow> {
-  const r = await t.branches.get(id);
+export async function requireBranch(t: TenantTx, id: number, forUpdate = false): Promise<BranchRow> {
+  const r = await t.branches.get(id, forUpdate);
   if (!r) throw notFound('branch', id);
   return r;
 }
@@ -54,7 +55,7 @@ export async function updateBrand(
   b: { title?: string | undefined; logo?: string | undefined; banner?: string | undefined },
   now: number,
 ): Promise<BrandRow> {
-  const r = await requireBrand(t, id);
+  const r = await requireBrand(t, id, true);
   await t.brands.update(
     r.id,
     { title: b.title ?? r.title, logo: b.logo ?? r.logo, banner: b.banner ?? r.banner },
@@ -68,7 +69,7 @@ export async function updateBrand(
 }
 
 export async function setBrandVisibility(t: TenantTx, id: number, v: Visibilities, now: number) {
-  const r = await requireBrand(t, id);
+  const r = await requireBrand(t, id, true);
   checkVisibilities(v);
   const merged = { ...r.visibilities, ...v };
   await t.brands.setVisibilities(r.id, merged, now);
@@ -77,7 +78,8 @@ export async function setBrandVisibility(t: TenantTx, id: number, v: Visibilitie
 
 /** Recomposes and stores the wire record of one branch from its parts; returns it. */
 export async function refreshBranchRecord(t: TenantTx, id: number, evenDeleted = false): Promise<string> {
-  const r = evenDeleted ? await t.branches.getAny(id) : await requireBranch(t, id);
+  // Locked: the record is composed from the row as it is now, not from a change in flight.
+  const r = evenDeleted ? await t.branches.getAny(id, true) : await requireBranch(t, id, true);
   if (!r) throw notFound('branch', id);
   const business = await t.business();
   const record = JSON.stringify(
@@ -125,7 +127,7 @@ export async function updateBranch(
   body: Record<string, unknown>,
   now: number,
 ): Promise<string> {
-  const r = await requireBranch(t, id);
+  const r = await requireBranch(t, id, true);
   const { business_id: _ignored, ...given } = body;
   const current = r.fields;
   // A new schedule re-derives the fields that follow from it, unless they are given too.
@@ -161,7 +163,7 @@ export async function setBranchVisibility(
   v: Visibilities,
   now: number,
 ): Promise<string> {
-  const r = await requireBranch(t, id);
+  const r = await requireBranch(t, id, true);
   checkVisibilities(v);
   await t.branches.setVisibilities(r.id, { ...r.visibilities, ...v }, now);
   return refreshBranchRecord(t, r.id);

@@ -3,8 +3,9 @@ import { ApiError, notFound } from '../errors.js';
 import type { PriceGroupRow } from '../store/catalog-repo.js';
 import type { TenantTx } from '../store/store.js';
 
-export async function requirePriceGroup(t: TenantTx, id: number): Promise<PriceGroupRow> {
-  const r = await t.priceGroups.get(id);
+/** `forUpdate`: see BrandsRepo.get. */
+export async function requirePriceGroup(t: TenantTx, id: number, forUpdate = false): Promise<PriceGroupRow> {
+  const r = await t.priceGroups.get(id, forUpdate);
   if (!r) throw notFound('price group', id);
   return r;
 }
@@ -25,7 +26,7 @@ export async function changePriceGroup(
   mode: 'replace' | 'patch',
   now: number,
 ): Promise<PriceGroupRow> {
-  const r = await requirePriceGroup(t, id);
+  const r = await requirePriceGroup(t, id, true);
   await t.priceGroups.update(
     r.id,
     {

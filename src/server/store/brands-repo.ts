@@ -20,7 +20,11 @@ export interface BrandFields {
 export interface BrandsRepo {
   /** By id. */
   list(): Promise<BrandRow[]>;
-  get(id: number): Promise<BrandRow | undefined>;
+  /**
+   * `forUpdate`: the caller will write the row from what it read (a merge); on a shared store the
+   * row is locked until the unit ends, so two instances' merges cannot lose one another's change.
+   */
+  get(id: number, forUpdate?: boolean): Promise<BrandRow | undefined>;
   ids(): Promise<number[]>;
   create(b: BrandFields, now: number): Promise<BrandRow>;
   update(id: number, b: BrandFields, now: number): Promise<void>;
@@ -65,10 +69,10 @@ export interface BranchUpdate {
 }
 
 export interface BranchesRepo {
-  /** A live (not deleted) branch. */
-  get(id: number): Promise<BranchRow | undefined>;
-  /** A branch, deleted or not. */
-  getAny(id: number): Promise<BranchRow | undefined>;
+  /** A live (not deleted) branch. `forUpdate`: as `BrandsRepo.get`. */
+  get(id: number, forUpdate?: boolean): Promise<BranchRow | undefined>;
+  /** A branch, deleted or not. `forUpdate`: as `BrandsRepo.get`. */
+  getAny(id: number, forUpdate?: boolean): Promise<BranchRow | undefined>;
   /** Live branches by id. */
   page(limit: number, offset: number): Promise<BranchPage>;
   /** Inserts with an empty record; the caller composes and saves the record next. */

@@ -17,7 +17,8 @@ export interface PriceGroupFields {
 export interface PriceGroupsRepo {
   /** By id. */
   list(): Promise<PriceGroupRow[]>;
-  get(id: number): Promise<PriceGroupRow | undefined>;
+  /** `forUpdate`: as `BrandsRepo.get`. */
+  get(id: number, forUpdate?: boolean): Promise<PriceGroupRow | undefined>;
   ids(): Promise<number[]>;
   create(g: PriceGroupFields, now: number): Promise<PriceGroupRow>;
   update(id: number, g: PriceGroupFields, now: number): Promise<void>;

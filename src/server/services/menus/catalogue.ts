@@ -39,13 +39,14 @@ export type RowOf<K extends EntityKind> =
 const entities = <K extends EntityKind>(t: TenantTx, kind: K) =>
   t.menus[kind] as unknown as MenuEntities<RowOf<K>, unknown>;
 
-/** The row of `id` in this business, else 404. */
+/** The row of `id` in this business, else 404. `forUpdate`: see BrandsRepo.get. */
 export async function requireEntity<K extends EntityKind>(
   t: TenantTx,
   kind: K,
   id: number,
+  forUpdate = false,
 ): Promise<RowOf<K>> {
-  const r = await entities(t, kind).get(id);
+  const r = await entities(t, kind).get(id, forUpdate);
   if (!r) throw notFound(NOUN[kind], id);
   return r;
 }
@@ -322,7 +323,7 @@ export async function updateCategory(
   b: Partial<CategoryInput>,
   now: number,
 ): Promise<CategoryRow> {
-  const c = await requireEntity(t, 'categories', id);
+  const c = await requireEntity(t, 'categories', id, true);
   sameBrandOrThrow(b.brand_id, c.brand_id, 'category', c.id);
   await t.menus.categories.update(
     c.id,
@@ -373,7 +374,7 @@ export async function updateItem(
   b: Partial<ItemInput>,
   now: number,
 ): Promise<ItemRow> {
-  const r = await requireEntity(t, 'items', id);
+  const r = await requireEntity(t, 'items', id, true);
   sameBrandOrThrow(b.brand_id, r.brand_id, 'item', r.id);
   const issues = await itemIssues(t, r.brand_id, b, r.id);
   if (b.onlyModifier !== undefined && b.onlyModifier !== r.only_modifier) {
@@ -434,7 +435,7 @@ export async function updateModifierGroup(
   },
   now: number,
 ): Promise<GroupRow> {
-  const g = await requireEntity(t, 'groups', id);
+  const g = await requireEntity(t, 'groups', id, true);
   sameBrandOrThrow(b.brand_id, g.brand_id, 'modifier group', g.id);
   const min = b.min ?? g.min;
   const max = b.max ?? g.max;

@@ -286,13 +286,13 @@ export async function setEnabledEntities(
 /** The enabled flag of one entity of the definition, every other field kept. */
 async function setDefinitionEnabled(t: TenantTx, kind: EnableKind, id: number, flag: boolean, now: number) {
   if (kind === 'sections') {
-    const r = (await t.menus.sections.get(id))!;
+    const r = (await t.menus.sections.get(id, true))!;
     await t.menus.sections.update(id, { ...r, is_enabled: flag }, now);
   } else if (kind === 'categories') {
-    const r = (await t.menus.categories.get(id))!;
+    const r = (await t.menus.categories.get(id, true))!;
     await t.menus.categories.update(id, { ...r, is_enabled: flag }, now);
   } else {
-    const r = (await t.menus.items.get(id))!;
+    const r = (await t.menus.items.get(id, true))!;
     await t.menus.items.update(id, { ...r, enabled: flag }, now);
   }
 }

@@ -44,7 +44,8 @@ export type GroupRow = Owned & GroupFields;
 
 /** One kind of menu entity, confined to the tenant's business. */
 export interface MenuEntities<Row extends Owned, Fields> {
-  get(id: number): Promise<Row | undefined>;
+  /** `forUpdate`: as `BrandsRepo.get`. */
+  get(id: number, forUpdate?: boolean): Promise<Row | undefined>;
   /** The rows of `ids` in the order given; ids not of this business go to `missing`. */
   getMany(ids: readonly number[]): Promise<{ rows: Row[]; missing: number[] }>;
   /** The brand's rows, by id. */

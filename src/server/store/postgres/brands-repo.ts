@@ -48,9 +48,9 @@ export class PgBrands implements BrandsRepo {
     return rows.map(brandOf);
   }
 
-  async get(id: number): Promise<BrandRow | undefined> {
+  async get(id: number, forUpdate = false): Promise<BrandRow | undefined> {
     const r = await this.tx.row<StoredBrand>(
-      `SELECT ${BRAND} FROM brands WHERE id = $1 AND business_id = $2`,
+      `SELECT ${BRAND} FROM brands WHERE id = $1 AND business_id = $2${forUpdate && this.tx.mode === 'write' ? ' FOR NO KEY UPDATE' : ''}`,
       [id, this.businessId],
     );
     return r && brandOf(r);
@@ -127,17 +127,17 @@ export class PgBranches implements BranchesRepo {
     private readonly businessId: number,
   ) {}
 
-  async get(id: number): Promise<BranchRow | undefined> {
+  async get(id: number, forUpdate = false): Promise<BranchRow | undefined> {
     const r = await this.tx.row<StoredBranch>(
-      `SELECT ${BRANCH} FROM branches WHERE id = $1 AND business_id = $2 AND deleted_at IS NULL`,
+      `SELECT ${BRANCH} FROM branches WHERE id = $1 AND business_id = $2 AND deleted_at IS NULL${forUpdate && this.tx.mode === 'write' ? ' FOR NO KEY UPDATE' : ''}`,
       [id, this.businessId],
     );
     return r && branchOf(r);
   }
 
-  async getAny(id: number): Promise<BranchRow | undefined> {
+  async getAny(id: number, forUpdate = false): Promise<BranchRow | undefined> {
     const r = await this.tx.row<StoredBranch>(
-      `SELECT ${BRANCH} FROM branches WHERE id = $1 AND business_id = $2`,
+      `SELECT ${BRANCH} FROM branches WHERE id = $1 AND business_id = $2${forUpdate && this.tx.mode === 'write' ? ' FOR NO KEY UPDATE' : ''}`,
       [id, this.businessId],
     );
     return r && branchOf(r);

@@ -23,9 +23,9 @@ export class PgPriceGroups implements PriceGroupsRepo {
     return rows.map(groupOf);
   }
 
-  async get(id: number): Promise<PriceGroupRow | undefined> {
+  async get(id: number, forUpdate = false): Promise<PriceGroupRow | undefined> {
     const r = await this.tx.row<StoredGroup>(
-      `SELECT ${GROUP} FROM price_groups WHERE id = $1 AND business_id = $2`,
+      `SELECT ${GROUP} FROM price_groups WHERE id = $1 AND business_id = $2${forUpdate && this.tx.mode === 'write' ? ' FOR NO KEY UPDATE' : ''}`,
       [id, this.businessId],
     );
     return r && groupOf(r);

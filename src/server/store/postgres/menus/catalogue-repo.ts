@@ -77,6 +77,7 @@ class PgMenuEntities<Fields extends object, Row extends { id: number; business_i
   protected readonly select: string;
   private readonly q: {
     get: string;
+    getForUpdate: string;
     getMany: string;
     ofBrand: string;
     insert: string;
@@ -101,6 +102,7 @@ class PgMenuEntities<Fields extends object, Row extends { id: number; business_i
     const select = `SELECT ${this.select} FROM ${table.name}`;
     this.q = {
       get: `${select} WHERE id = $1 AND business_id = $2`,
+      getForUpdate: `${select} WHERE id = $1 AND business_id = $2 FOR NO KEY UPDATE`,
       getMany: `${select} WHERE id = ANY($1::bigint[]) AND business_id = $2`,
       ofBrand: `${select} WHERE brand_id = $1 AND business_id = $2 ORDER BY id`,
       insert: `INSERT INTO ${table.name} (business_id, brand_id, ${cols.join(', ')}, created_at, updated_at)
@@ -125,8 +127,11 @@ class PgMenuEntities<Fields extends object, Row extends { id: number; business_i
     return this.fields.map(([k, , codec]) => encode(codec, f[k]));
   }
 
-  async get(id: number): Promise<Row | undefined> {
-    const r = await this.tx.row<Stored>(this.q.get, [id, this.businessId]);
+  async get(id: number, forUpdate = false): Promise<Row | undefined> {
+    const r = await this.tx.row<Stored>(
+      forUpdate && this.tx.mode === 'write' ? this.q.getForUpdate : this.q.get,
+      [id, this.businessId],
+    );
     return r && this.row(r);
   }
 
