@@ -19,21 +19,8 @@ export interface OrderStatusRow {
   translation_btn?: TranslationBtn[];
 }
 
-/** The 11 canonical codes, in id order (index + 1 = id). */
-export const STATUS_CODES = [
-  'PLACED',
-  'ACCEPTED',
-  'CANCELLED',
-  'READY',
-  'DELIVERED',
-  'SCHEDULED',
-  'DRIVER ASSIGNED',
-  'DRIVER ARRIVED',
-  'PICKED UP',
-  'PENDING',
-  'VOID',
-] as const;
-export type StatusCode = (typeof STATUS_CODES)[number];
+export { STATUS_CODES, type StatusCode } from './status-codes.js';
+import type { StatusCode } from './status-codes.js';
 
 export const STATUS_ID: Readonly<Record<StatusCode, number>> = Object.freeze({
   PLACED: 1,

@@ -1,21 +1,4 @@
-/**
- * The status dictionary's codes by id − 1 (spec §2.7: stable across releases). A copy, not an
- * import: the contract's module carries every translation, 9 KB the page does not need; a test
- * keeps the two equal.
- */
-export const STATUS_CODES = [
-  'PLACED',
-  'ACCEPTED',
-  'CANCELLED',
-  'READY',
-  'DELIVERED',
-  'SCHEDULED',
-  'DRIVER ASSIGNED',
-  'DRIVER ARRIVED',
-  'PICKED UP',
-  'PENDING',
-  'VOID',
-] as const;
+import { STATUS_CODES } from '../contract/status-codes.js';
 
 /** `14:03:22.517` in local time. */
 export function clock(iso: string): string {
