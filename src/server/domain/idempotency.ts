@@ -43,6 +43,12 @@ export interface StoredResponse {
   /** JSON text of `data` (or of `error`) exactly as first sent. */
   payload: string;
   createdAt: number;
+  /**
+   * Set when `payload` is, byte for byte, the one order of this outbox event's payload (a status
+   * change answers with the record its event carries): a backend may keep the reference instead
+   * of a second copy of the bytes, and must give back the same `payload` either way.
+   */
+  event?: string | undefined;
 }
 
 export type IdempotencyDecision =
