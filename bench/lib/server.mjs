@@ -1,7 +1,7 @@
 // Starts the real server for a benchmark in a child process (pinned to one core where
 // `taskset` exists, so the load generator in this process gets the other one).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -10,7 +10,7 @@ const root = new URL('../../', import.meta.url);
 let bundled;
 
 /** Bundles src/server/index.ts once per bench process (better-sqlite3 and fastify stay external). */
-async function serverBundle() {
+export async function serverBundle() {
   if (bundled) return bundled;
   const dir = mkdtempSync(join(root.pathname, 'node_modules', '.bench-'));
   await build({
@@ -100,4 +100,14 @@ export async function startPartnerServer({ core = 0, rateLimit = 1_000_000, opti
 
 export function basic(c) {
   return `Basic ${Buffer.from(`${c.key}:${c.secret}`).toString('base64')}`;
+}
+
+/** Resident set size of a process in MB (Linux /proc), or NaN where there is none. */
+export function rssMb(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
 }

@@ -1,6 +1,7 @@
 // Issue 2: authenticated GET /v1/partner/branches (20 rows) against raw node:http serving the
 // same bytes, in the same run. Target: ratio ≥ 0.40 with p99 ≤ 6 ms at 50 connections.
-import { basic, spawnNode, startPartnerServer } from '../lib/server.mjs';
+import { seedBranches } from '../lib/seed.mjs';
+import { spawnNode, startPartnerServer } from '../lib/server.mjs';
 import { fmt, load, median } from '../lib/stats.mjs';
 
 export const title = 'GET /v1/partner/branches (20 rows) vs raw node:http';
@@ -10,34 +11,7 @@ const RUNS = 3;
 export async function run({ log }) {
   const partner = await startPartnerServer({ core: 0 });
   const { baseUrl, credential } = partner.info;
-  // Enough branches for a full page of 20.
-  const week = Object.fromEntries(
-    ['0', '1', '2', '3', '4', '5', '6'].map((d) => [d, { slots: [{ startTime: 800, endTime: 2200 }] }]),
-  );
-  for (let i = 0; i < 20; i++) {
-    const r = await fetch(`${baseUrl}/v1/partner/branches`, {
-      method: 'POST',
-      headers: {
-        authorization: basic(credential),
-        'content-type': 'application/json',
-        'idempotency-key': `bench-branch-${i}`,
-      },
-      body: JSON.stringify({
-        title: `Bench branch ${i}`,
-        brand_ids: [1],
-        country_id: 1,
-        city_id: 101,
-        currency_id: 1,
-        available_times: week,
-        phone: '+6281234567890',
-      }),
-    });
-    if (r.status !== 201) throw new Error(`seeding branch: ${r.status} ${await r.text()}`);
-  }
-  const url = `${baseUrl}/v1/partner/branches?page=1&size=20`;
-  const headers = { authorization: basic(credential) };
-  const sample = await (await fetch(url, { headers })).text();
-  if (JSON.parse(sample).data.results.length !== 20) throw new Error('expected 20 branches');
+  const { url, headers, sample } = await seedBranches(baseUrl, credential);
 
   const raw = await spawnNode(
     `import http from 'node:http';
