@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Dispatcher } from '../../src/server/delivery/dispatcher.js';
 import { verify } from '../../src/webhooks/signature.js';
 import { sleep, startRecorder } from '../helpers/receiver.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
@@ -142,6 +143,44 @@ describe('webhook delivery', () => {
     const log = await s.operator('GET', `/v1/operator/webhooks/log?event_id=${eventId}`);
     expect(log.body.data[0].status).toBe('delivered');
     expect((await s.operator('POST', '/v1/operator/webhooks/replay/evt_nope')).status).toBe(404);
+  });
+
+  it('an event nobody is registered for is settled as it is written; a replay offers it to a receiver registered since', async () => {
+    const s = await server();
+    const store = await storeOf(s);
+    const order = await newOrder(s, store);
+    // With the dispatcher stopped, only the write itself can have settled the event.
+    const dispatcher = s.server.services.dispatcher as Dispatcher;
+    await dispatcher.stop();
+    const patched = await call(s, 'PATCH', '/v1/partner/orders/status', {
+      body: { id: order.id, status: 'ACCEPTED', platform: 'enterprise' },
+    });
+    expect(patched.status).toBe(200);
+    const row = s.server.services.db
+      .prepare(
+        "SELECT id, status, fanned_out, attempts FROM outbox_events WHERE order_id = ? AND type = 'service.order.status.updated'",
+      )
+      .get(order.id) as { id: string; status: string; fanned_out: number; attempts: number };
+    expect(row).toMatchObject({ status: 'delivered', fanned_out: 1, attempts: 0 });
+
+    // Such an event is still offered to a receiver registered later, by a replay.
+    const s2 = await server();
+    const order2 = await newOrder(s2, await storeOf(s2));
+    const patched2 = await call(s2, 'PATCH', '/v1/partner/orders/status', {
+      body: { id: order2.id, status: 'ACCEPTED', platform: 'enterprise' },
+    });
+    const eventId = (
+      s2.server.services.db
+        .prepare("SELECT id FROM outbox_events WHERE order_id = ? AND type = 'service.order.status.updated'")
+        .get(order2.id) as { id: string }
+    ).id;
+    const rec = await recorder();
+    await register(s2, rec.url);
+    const replay = await s2.operator('POST', `/v1/operator/webhooks/replay/${eventId}`);
+    expect(replay.status).toBe(200);
+    const got = await rec.waitFor(1);
+    expect(got[0]!.headers['x-partner-event-id']).toBe(eventId);
+    expect(JSON.parse(got[0]!.body.toString()).orders[0]).toEqual(patched2.body.data);
   });
 
   it('does not follow redirects: a 3xx is a failed attempt', async () => {
