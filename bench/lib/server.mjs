@@ -111,3 +111,25 @@ export function rssMb(pid) {
     return Number.NaN;
   }
 }
+
+/**
+ * CPU time (user + system, all threads) a process has used so far, in ms (Linux /proc; 10 ms
+ * ticks). Per request over a run it tells what a server costs even when other work on the
+ * machine makes its req/s drift.
+ */
+export function cpuMs(pid) {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return ((Number(rest[11]) + Number(rest[12])) * 1000) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Runs `fn` (a load run resolving with `{ count }`) and adds the CPU µs per request of `pid`. */
+export async function withCpu(pid, fn) {
+  const before = cpuMs(pid);
+  const r = await fn();
+  return { ...r, cpuUs: ((cpuMs(pid) - before) * 1000) / Math.max(1, r.count) };
+}

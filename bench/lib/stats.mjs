@@ -13,6 +13,7 @@ export function load(opts) {
       if (err) return reject(err);
       resolve({
         rps: r.requests.average,
+        count: r.requests.total,
         p50: r.latency.p50,
         p99: r.latency.p99,
         non2xx: r.non2xx,

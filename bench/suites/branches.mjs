@@ -1,7 +1,7 @@
 // Issue 2: authenticated GET /v1/partner/branches (20 rows) against raw node:http serving the
 // same bytes, in the same run. Target: ratio ≥ 0.40 with p99 ≤ 6 ms at 50 connections.
 import { seedBranches } from '../lib/seed.mjs';
-import { spawnNode, startPartnerServer } from '../lib/server.mjs';
+import { spawnNode, startPartnerServer, withCpu } from '../lib/server.mjs';
 import { fmt, load, median } from '../lib/stats.mjs';
 
 export const title = 'GET /v1/partner/branches (20 rows) vs raw node:http';
@@ -28,10 +28,10 @@ export async function run({ log }) {
     await load({ url: raw.info.url, duration: 1 }); // warm-up
     await load({ url, headers, duration: 1 });
     for (let i = 0; i < RUNS; i++) {
-      rawRuns.push(await load({ url: raw.info.url }));
-      partnerRuns.push(await load({ url, headers }));
+      rawRuns.push(await withCpu(raw.child.pid, () => load({ url: raw.info.url })));
+      partnerRuns.push(await withCpu(partner.child.pid, () => load({ url, headers })));
       log(
-        `run ${i + 1}: raw ${fmt(rawRuns[i].rps)} req/s p99 ${rawRuns[i].p99} ms · partner ${fmt(partnerRuns[i].rps)} req/s p99 ${partnerRuns[i].p99} ms (non-2xx ${partnerRuns[i].non2xx})`,
+        `run ${i + 1}: raw ${fmt(rawRuns[i].rps)} req/s p99 ${rawRuns[i].p99} ms ${fmt(rawRuns[i].cpuUs, 1)} µs CPU/req · partner ${fmt(partnerRuns[i].rps)} req/s p99 ${partnerRuns[i].p99} ms ${fmt(partnerRuns[i].cpuUs, 1)} µs CPU/req (non-2xx ${partnerRuns[i].non2xx})`,
       );
     }
   } finally {

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { basic, spawnNode, startPartnerServer } from '../lib/server.mjs';
+import { basic, spawnNode, startPartnerServer, withCpu } from '../lib/server.mjs';
 import { fmt, load, median } from '../lib/stats.mjs';
 
 export const title = 'PATCH /v1/partner/orders/status (unique keys) vs raw node:http + SQLite insert';
@@ -138,16 +138,22 @@ export async function run({ log }) {
     await load({ url: baseUrl, duration: 1, requests: patchRequests(credential, warm, 'warm') });
     for (let i = 0; i < RUNS; i++) {
       const first = cloneOrders(dataDir, template.id, BATCH);
-      rawRuns.push(await load({ url: raw.info.url, duration: DURATION, requests: rawRequests(`raw${i}`) }));
+      rawRuns.push(
+        await withCpu(raw.child.pid, () =>
+          load({ url: raw.info.url, duration: DURATION, requests: rawRequests(`raw${i}`) }),
+        ),
+      );
       partnerRuns.push(
-        await load({
-          url: baseUrl,
-          duration: DURATION,
-          requests: patchRequests(credential, first, `run${i}`),
-        }),
+        await withCpu(partner.child.pid, () =>
+          load({
+            url: baseUrl,
+            duration: DURATION,
+            requests: patchRequests(credential, first, `run${i}`),
+          }),
+        ),
       );
       log(
-        `run ${i + 1}: raw ${fmt(rawRuns[i].rps)} req/s p99 ${rawRuns[i].p99} ms · partner ${fmt(partnerRuns[i].rps)} req/s p99 ${partnerRuns[i].p99} ms (non-2xx ${partnerRuns[i].non2xx})`,
+        `run ${i + 1}: raw ${fmt(rawRuns[i].rps)} req/s p99 ${rawRuns[i].p99} ms ${fmt(rawRuns[i].cpuUs, 1)} µs CPU/req · partner ${fmt(partnerRuns[i].rps)} req/s p99 ${partnerRuns[i].p99} ms ${fmt(partnerRuns[i].cpuUs, 1)} µs CPU/req (non-2xx ${partnerRuns[i].non2xx})`,
       );
     }
     // Every 2xx was a real transition with its event: check the outbox kept up.
