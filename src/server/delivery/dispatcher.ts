@@ -181,7 +181,12 @@ export class Dispatcher {
           if (!sealed.has(d.business_id))
             sealed.set(d.business_id, (await tx.webhookSecrets.get(d.business_id))?.sealed);
         }
-        return { ...fanned, claimed, sealed, nextDue: await tx.deliveries.nextDueMs() };
+        // Every event this look saw was committed before it began: send now rather than after
+        // this unit's own commit (a lone event's latency). Should that commit fail, its claims
+        // and fan-out are undone and the events go out again later, under the same ids.
+        const early = tx.readsCommittedOnly === true;
+        if (early) for (const d of claimed) this.send(d, sealed.get(d.business_id));
+        return { ...fanned, claimed: early ? [] : claimed, sealed, nextDue: await tx.deliveries.nextDueMs() };
       });
       this.streaming = look.events >= STREAM_EVENTS;
       for (const d of look.claimed) this.send(d, look.sealed.get(d.business_id));
