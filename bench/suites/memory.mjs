@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { seedBranches } from '../lib/seed.mjs';
 import { basic, rssMb, startPartnerServer } from '../lib/server.mjs';
-import { fmt, load } from '../lib/stats.mjs';
+import { fmt, load, loadNote } from '../lib/stats.mjs';
 
 export const title = 'Server memory: RSS after 2,000 bad requests and after the GET /branches load';
 
@@ -134,7 +134,8 @@ export async function run({ log }) {
   const grew = (xs) => xs[2] - xs[1];
   const ok = worst <= LIMIT_MB && grew(bad) <= 2 && grew(get) <= 2;
   return [
-    `${fmt(BAD)} bad requests per run, ${CONCURRENCY} at a time, ${badRequests(credential).length} kinds in turn (no or wrong credential, truncated, 900 KiB and 1.1 MiB bodies, a gzip bomb, 200,000 levels of nesting, wrong content type, no Idempotency-Key, wrong types, unknown path, bad UTF-8); then the branches suite's GET load (50 connections, 5 s) twice. RSS of the server process (demo seed + 20 branches) read from /proc 1 s after each run.`,
+    `_${loadNote()}._ ` +
+      `${fmt(BAD)} bad requests per run, ${CONCURRENCY} at a time, ${badRequests(credential).length} kinds in turn (no or wrong credential, truncated, 900 KiB and 1.1 MiB bodies, a gzip bomb, 200,000 levels of nesting, wrong content type, no Idempotency-Key, wrong types, unknown path, bad UTF-8); then the branches suite's GET load (50 connections, 5 s) twice. RSS of the server process (demo seed + 20 branches) read from /proc 1 s after each run.`,
     '',
     '| | before | after 1st run | after 2nd run |',
     '|---|---:|---:|---:|',
