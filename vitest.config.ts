@@ -1,11 +1,65 @@
 import { defineConfig } from 'vitest/config';
+import { postgresBin } from './test/helpers/pg-cluster.js';
+
+// The suite runs twice where the backend matters: every test on SQLite (the `sqlite` project),
+// and the server's own suites once more on PostgreSQL (the `postgres` project: the same files,
+// test servers on a fresh database each, PARTNER_TEST_BACKEND=postgres). The PostgreSQL half needs
+// PARTNER_TEST_DATABASE_URL or the server programs to start a throw-away cluster; without either
+// it is left out, loudly, and PARTNER_TEST_POSTGRES=required (CI) makes that a failure.
+const POSTGRES_SUITES = [
+  'test/server/**/*.test.ts',
+  'test/reliability/**/*.test.ts',
+  'test/postgres/**/*.test.ts',
+  'src/server/store/postgres/**/*.test.ts',
+  'test/multi-instance/pg-*.test.ts',
+];
+/** Tests of the PostgreSQL backend itself (and of N instances on it): the postgres project only. */
+const POSTGRES_ONLY = ['test/postgres/**', 'src/server/store/postgres/**', 'test/multi-instance/pg-*'];
+
+const postgres = Boolean(process.env.PARTNER_TEST_DATABASE_URL) || postgresBin() !== undefined;
+if (!postgres) {
+  const why =
+    'no PARTNER_TEST_DATABASE_URL and no PostgreSQL server programs (initdb, pg_ctl) on this machine';
+  if (process.env.PARTNER_TEST_POSTGRES === 'required')
+    throw new Error(`PARTNER_TEST_POSTGRES=required, but ${why}`);
+  process.stderr.write(
+    `\n*** The PostgreSQL half of the suite did NOT run: ${why}. ***\n*** Set PARTNER_TEST_DATABASE_URL=postgres://… or install PostgreSQL to run it. ***\n\n`,
+  );
+}
+
+const shared = {
+  testTimeout: 20_000,
+  hookTimeout: 20_000,
+  pool: 'forks' as const,
+};
 
 export default defineConfig({
   define: { __PARTNER_VERSION__: JSON.stringify('0.0.0-test') },
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
-    pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          ...shared,
+          name: 'sqlite',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: ['**/node_modules/**', ...POSTGRES_ONLY],
+        },
+      },
+      ...(postgres
+        ? [
+            {
+              extends: true as const,
+              test: {
+                ...shared,
+                name: 'postgres',
+                include: POSTGRES_SUITES,
+                env: { PARTNER_TEST_BACKEND: 'postgres' },
+                globalSetup: ['test/helpers/pg-global-setup.ts'],
+              },
+            },
+          ]
+        : []),
+    ],
   },
 });

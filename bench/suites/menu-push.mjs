@@ -1,7 +1,7 @@
 // Issue 8 item 6: `partner menu push` of a generated 200-item menu (the built CLI, spawned)
 // against the real server. With the credential at the default 600/min the push must pace itself:
-// reported as wall time ÷ (calls ÷ 10 per s), target ≤ 1.1, with zero 429s reaching the user
-// (and, stricter, zero 429 answers at all). The bucket holds 600 tokens, more than the push
+// reported as wall time ÷ (calls ÷ 10 per s), target ≤ 1.0 (issue 14; 1.1 before), with zero 429s
+// reaching the user and, stricter, zero 429 answers at all. The bucket holds 600 tokens, more than the push
 // needs, so the telling case starts from a nearly empty bucket (spent down to ~10 tokens); the
 // fresh-bucket case is shown too. Then the limit raised: calls per second.
 import { spawn } from 'node:child_process';
@@ -211,7 +211,7 @@ export async function run({ log }) {
       `| 600/min, bucket nearly empty (~10 tokens left) | ${paced.calls} | ${fmt(paced.ms / 1000, 1)} | ${fmt(paced.calls / 10, 1)} | **${fmt(pacedRatio, 2)}** | ${paced.r429} | ${paced.shown429 ? 'yes' : 0} |`,
       `| 600/min, full bucket | ${burst.calls} | ${fmt(burst.ms / 1000, 1)} | ${fmt(burst.calls / 10, 1)} | ${fmt(burstRatio, 2)} | ${burst.r429} | ${burst.shown429 ? 'yes' : 0} |`,
       '',
-      `Target ≤ 1.1 with zero 429s shown: **${pacedRatio <= 1.1 && !paced.shown429 && !burst.shown429 ? 'met' : 'NOT met'}** (the full-bucket push fits in the burst and finishes well under the 10/s pace).`,
+      `Target ≤ 1.0 with zero 429 answers (so none shown): **${pacedRatio <= 1.0 && paced.r429 === 0 && burst.r429 === 0 && !paced.shown429 && !burst.shown429 ? 'met' : 'NOT met'}** (the full-bucket push fits in the burst and finishes well under the 10/s pace). The drained push starts with ~10 tokens, so the bucket's own pace is (calls − 10) ÷ 10/s: a ratio of ${fmt((paced.calls - 10) / paced.calls, 2)} plus start-up.`,
       '',
       `Re-push of the same file (nothing to do): ${again.calls} calls (read the tree and the providers), ${fmt(again.ms)} ms.`,
       '',

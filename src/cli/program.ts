@@ -49,6 +49,10 @@ function registerLocal(root: Command, action: Action): void {
     .option('--port <port>', 'port to listen on (0 picks a free one)', '8787')
     .option('--host <host>', 'interface to bind', '127.0.0.1')
     .option('--data <dir>', 'data dir (default $PARTNER_DATA_DIR or the per-user data folder)')
+    .option(
+      '--database <url>',
+      'PostgreSQL URL postgres://… shared by N instances (default $PARTNER_DATABASE_URL; else SQLite in the data dir)',
+    )
     .addOption(
       new Option('--seed <seed>', 'demo data on an empty data dir').choices(['demo', 'none']).default('none'),
     )
@@ -60,6 +64,14 @@ function registerLocal(root: Command, action: Action): void {
       new Option('--durability <mode>', 'full also survives power loss (slower writes)')
         .choices(['normal', 'full'])
         .default('normal'),
+    )
+    .option(
+      '--seal-key-file <file>',
+      'key sealing webhook secrets, shared by all instances (env PARTNER_SEAL_KEY[_FILE])',
+    )
+    .option(
+      '--operator-token-file <file>',
+      'operator token shared by all instances (env PARTNER_OPERATOR_TOKEN[_FILE])',
     )
     .option('--inspect', 'also serve the inspect page (docs/inspect.md): deliveries, requests, menus, live')
     .option('--inspect-port <port>', 'port of the inspect page (0, the default, picks a free one)')
@@ -78,9 +90,12 @@ function registerLocal(root: Command, action: Action): void {
         port,
         host: String(opts.host),
         ...(typeof opts.data === 'string' ? { data: opts.data } : {}),
+        ...(typeof opts.database === 'string' ? { database: opts.database } : {}),
         seed: opts.seed as 'demo' | 'none',
         ...(typeof opts.retrySchedule === 'string' ? { retrySchedule: opts.retrySchedule } : {}),
         durability: opts.durability as 'normal' | 'full',
+        ...(typeof opts.sealKeyFile === 'string' ? { sealKeyFile: opts.sealKeyFile } : {}),
+        ...(typeof opts.operatorTokenFile === 'string' ? { operatorTokenFile: opts.operatorTokenFile } : {}),
         ...(opts.inspect === true || opts.open === true
           ? { inspect: { port: opts.inspectPort ?? '0', open: opts.open === true, insecure: ctx.insecure } }
           : {}),

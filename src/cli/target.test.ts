@@ -103,4 +103,39 @@ describe('resolveOperatorTarget', () => {
       /partner local start/,
     );
   });
+
+  it('takes PARTNER_OPERATOR_URL and PARTNER_OPERATOR_TOKEN, each behind its flag, never before --data', () => {
+    const dir = tmp('partner-data-');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'local.json'),
+      JSON.stringify({ base_url: 'http://127.0.0.1:9', operator_token: 'op_x' }),
+    );
+    const env = {
+      PARTNER_OPERATOR_URL: 'http://lb:80',
+      PARTNER_OPERATOR_TOKEN: 'op_env',
+      PARTNER_DATA_DIR: dir,
+    };
+    expect(resolveOperatorTarget({ env })).toEqual({ baseUrl: 'http://lb:80', token: 'op_env' });
+    expect(resolveOperatorTarget({ env, server: 'http://s' })).toEqual({
+      baseUrl: 'http://s',
+      token: 'op_env',
+    });
+    expect(resolveOperatorTarget({ env, token: 't' })).toEqual({ baseUrl: 'http://lb:80', token: 't' });
+    // --data names one local server: its local.json, not the environment's cluster.
+    expect(resolveOperatorTarget({ env, dataDir: dir })).toEqual({
+      baseUrl: 'http://127.0.0.1:9',
+      token: 'op_x',
+    });
+    // The servers' token alone in the environment leaves local.json in charge.
+    expect(
+      resolveOperatorTarget({ env: { PARTNER_OPERATOR_TOKEN: 'op_env', PARTNER_DATA_DIR: dir } }),
+    ).toEqual({
+      baseUrl: 'http://127.0.0.1:9',
+      token: 'op_x',
+    });
+    expect(() => resolveOperatorTarget({ env: { PARTNER_OPERATOR_URL: 'http://lb:80' } })).toThrow(
+      /PARTNER_OPERATOR_TOKEN/,
+    );
+  });
 });

@@ -103,15 +103,28 @@ export interface OperatorTarget {
   token: string;
 }
 
-/** `--server URL --token T`, else `DIR/local.json` written by `partner local start`. */
+/**
+ * Where operator commands go, per setting flag > environment: `--server URL` (else
+ * PARTNER_OPERATOR_URL) with `--token T` (else PARTNER_OPERATOR_TOKEN), e.g. a load balancer in
+ * front of N instances; else `--data DIR` or the default data dir's `local.json` written by
+ * `partner local start`. A token alone in the environment (the servers' own setting) does not
+ * turn away from `local.json`; `--data` given beats the environment.
+ */
 export function resolveOperatorTarget(input: {
   env: NodeJS.ProcessEnv;
   server?: string | undefined;
   token?: string | undefined;
   dataDir?: string | undefined;
 }): OperatorTarget {
-  if (input.server && input.token) return { baseUrl: input.server, token: input.token };
-  if (input.server || input.token) throw new UsageError('--server and --token go together');
+  const fromEnv = input.dataDir === undefined;
+  const server = input.server || (fromEnv ? input.env.PARTNER_OPERATOR_URL || undefined : undefined);
+  const token =
+    input.token || (server !== undefined ? input.env.PARTNER_OPERATOR_TOKEN || undefined : undefined);
+  if (server && token) return { baseUrl: server, token };
+  if (server || input.token)
+    throw new UsageError(
+      '--server and --token go together (or PARTNER_OPERATOR_URL and PARTNER_OPERATOR_TOKEN)',
+    );
   const dir = input.dataDir ?? defaultDataDir(input.env);
   const file = join(dir, 'local.json');
   let text: string;

@@ -3,8 +3,9 @@ import type { z } from 'zod';
 import type { OperationId, Operations } from '../contract/operations.js';
 import { ApiError, ClientConfigError, NetworkError } from './errors.js';
 import { Pacer, parseRateLimitHeaders } from './pacer.js';
-import { newAgent, send } from './transport.js';
+import { HttpTransport } from './http-transport.js';
 import { DEFAULT_RETRY, parseRetryAfter, type RetryPolicy, retryDelay } from './retry.js';
+import type { Transport, WireResponse } from './wire.js';
 
 /** What the client needs to know about an operation: a row of the table or of the CLI manifest. */
 export interface Route {
@@ -60,7 +61,10 @@ export interface ClientOptions {
   insecure?: boolean;
   /** Operation routes by id (the contract table or the CLI manifest) for `call`. */
   routes?: Readonly<Record<string, Route>>;
-  /** Bring your own dispatcher (tests, proxies); otherwise one keep-alive Agent per client. */
+  /**
+   * Bring your own undici dispatcher (a pool you destroy, a proxy, a MockAgent); otherwise the
+   * client keeps its own node:http keep-alive pool.
+   */
   dispatcher?: Dispatcher;
   clock?: Clock;
   random?: () => number;
@@ -174,8 +178,7 @@ export class PartnerClient {
   private readonly clock: Clock;
   private readonly policy: RetryPolicy;
   private readonly pacer = new Pacer();
-  private dispatcher: Dispatcher | undefined;
-  private readonly ownsDispatcher: boolean;
+  private transport: Transport | undefined;
 
   constructor(opts: ClientOptions) {
     let url: URL;
@@ -191,13 +194,15 @@ export class PartnerClient {
     this.opts = opts;
     this.clock = opts.clock ?? realClock;
     this.policy = { ...DEFAULT_RETRY, ...opts.retry };
-    this.dispatcher = opts.dispatcher;
-    this.ownsDispatcher = !opts.dispatcher;
   }
 
-  private getDispatcher(): Dispatcher {
-    this.dispatcher ??= newAgent();
-    return this.dispatcher;
+  private async getTransport(): Promise<Transport> {
+    if (!this.transport) {
+      const d = this.opts.dispatcher;
+      // undici loads only for a caller's dispatcher: importing it costs a CLI command ~25 ms.
+      this.transport = d ? (await import('./undici-transport.js')).undiciTransport(d) : new HttpTransport();
+    }
+    return this.transport;
   }
 
   /** Calls an operation of the table by id. Resolves to the envelope's `data`. */
@@ -278,17 +283,14 @@ export class PartnerClient {
         }
       }
       const started = this.clock.now();
-      let res: Dispatcher.ResponseData;
-      let text: string;
+      let res: WireResponse;
       try {
-        res = await send(this.getDispatcher(), url, {
-          method: m as Dispatcher.HttpMethod,
+        res = await (await this.getTransport()).send(url, {
+          method: m,
           headers,
           body: body ?? null,
-          headersTimeout: this.opts.timeoutMs ?? 30_000,
-          bodyTimeout: this.opts.timeoutMs ?? 30_000,
+          timeoutMs: this.opts.timeoutMs ?? 30_000,
         });
-        text = await res.body.text();
       } catch (err) {
         if (pace) this.pacer.settled();
         const code = (err as { code?: string }).code ?? 'network_error';
@@ -305,6 +307,7 @@ export class PartnerClient {
           cause: err,
         });
       }
+      const { text } = res;
       const get = headerGetter(res.headers);
       const now = this.clock.now();
       const rl = parseRateLimitHeaders(get);
@@ -421,13 +424,11 @@ export class PartnerClient {
     }
   }
 
-  /** Closes the keep-alive connections (when the client created its dispatcher). */
+  /** Closes the keep-alive connections (those of its own pool; a dispatcher passed in stays open). */
   async close(): Promise<void> {
-    if (this.ownsDispatcher && this.dispatcher) {
-      const d = this.dispatcher;
-      this.dispatcher = undefined;
-      await d.close();
-    }
+    const t = this.transport;
+    this.transport = undefined;
+    await t?.close();
   }
 }
 

@@ -1,4 +1,4 @@
-// Deep imports of undici (see transport.ts): typed with undici's public types.
+// Deep imports of undici (see undici-transport.ts): typed with undici's public types.
 declare module 'undici/lib/dispatcher/agent.js' {
   import type { Agent } from 'undici';
   const AgentImpl: typeof Agent;

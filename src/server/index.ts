@@ -9,10 +9,13 @@ import { RequestLog, type RequestLogLimits } from './services/request-log.js';
 import { Dispatcher } from './delivery/dispatcher.js';
 import { Sealer } from './security/sealed.js';
 import { newToken } from './security/secrets.js';
+import { checkSealKey } from './security/seal-check.js';
+import { requireSharedSecrets } from './config.js';
 import { type SeededCredential, seedDemo } from './seed/demo.js';
 import { MenuRenderCache } from './services/menus/publish.js';
-import { type Db, openDb } from './store/sqlite/db.js';
-import { SqliteStore } from './store/sqlite/store.js';
+import { SharedCredentialAuth } from './shared-auth.js';
+import { isPostgresUrl, openStore } from './store/open.js';
+import type { Db } from './store/sqlite/db.js';
 
 /** docs/webhooks.md: 8 attempts in all, the first at once. */
 export const DEFAULT_RETRY_SCHEDULE = [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000];
@@ -21,6 +24,8 @@ export type { SeededCredential } from './seed/demo.js';
 
 export interface ServerOptions {
   dataDir: string;
+  /** `postgres://…`: the shared PostgreSQL backend (N instances, one service); default SQLite in dataDir. */
+  database?: string;
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -40,6 +45,13 @@ export interface ServerOptions {
   deliveryTimeoutMs?: number;
   /** Bounds of the in-memory request log (default 5,000 requests; docs/api.md, "Request log"). */
   requestLog?: Partial<RequestLogLimits>;
+  /**
+   * Shared configuration (config.ts, docs/deploy.md): the same for every instance of a service.
+   * Without them SQLite keeps its own in the data dir (secret.key, local.json); PostgreSQL
+   * refuses to start.
+   */
+  sealKey?: Buffer;
+  operatorToken?: string;
 }
 
 export interface RunningServer {
@@ -49,7 +61,10 @@ export interface RunningServer {
   operatorToken: string;
   /** Credentials issued by this start's demo seed (their secrets exist only here), else empty. */
   seeded: SeededCredential[];
-  /** `db`: the SQLite connection itself, for tests and tools; handlers never see it. */
+  /**
+   * `db`: the SQLite connection itself, for tests and tools; handlers never see it. With
+   * PostgreSQL there is none: reading it throws.
+   */
   services: AppServices & { db: Db };
   app: FastifyInstance;
   hasCredential(key: string): Promise<boolean>;
@@ -77,31 +92,59 @@ function readLocalJson(file: string): Partial<LocalJson> {
 }
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  if (opts.database && isPostgresUrl(opts.database)) requireSharedSecrets(opts);
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   chmodSync(opts.dataDir, 0o700);
   const localFile = join(opts.dataDir, 'local.json');
   const previous = existsSync(localFile) ? readLocalJson(localFile) : {};
-  const db = openDb(join(opts.dataDir, 'partner.db'), { durability: opts.durability ?? 'normal' });
   const now = opts.now ?? Date.now;
   const logErrors =
     opts.logErrors ??
     ((err: unknown) => process.stderr.write(`partner server: ${String((err as Error)?.stack ?? err)}\n`));
-  const store = new SqliteStore(db, { onStuck: logErrors });
+  const opened = await openStore({
+    database: opts.database,
+    dataDir: opts.dataDir,
+    durability: opts.durability ?? 'normal',
+    logErrors,
+  });
+  const store = opened.store;
   const services: AppServices & { db: Db } = {
-    db,
+    get db(): Db {
+      if (!opened.sqlite)
+        throw new Error('services.db is the SQLite connection: this server runs on PostgreSQL');
+      return opened.sqlite;
+    },
     store,
     now,
-    auth: new CredentialAuth(store, now, opts.authThrottle),
-    // Kept across restarts so `partner operator …` keeps working against the same data dir.
-    operatorToken: previous.operator_token ?? newToken('op_', 24),
+    // On a shared store another instance may change a credential: each request checks its row.
+    auth:
+      opened.backend === 'postgres'
+        ? new SharedCredentialAuth(
+            store,
+            (key) => opened.peek((tx) => tx.credentials.get(key)),
+            now,
+            opts.authThrottle,
+          )
+        : new CredentialAuth(store, now, opts.authThrottle),
+    // Given (shared by all instances), else kept across restarts so `partner operator …` keeps
+    // working against the same data dir.
+    operatorToken: opts.operatorToken ?? previous.operator_token ?? newToken('op_', 24),
     version: opts.version ?? '0.0.0',
     retrySchedule: opts.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
-    sealer: Sealer.fromFile(join(opts.dataDir, 'secret.key')),
+    sealer: opts.sealKey ? new Sealer(opts.sealKey) : Sealer.fromFile(join(opts.dataDir, 'secret.key')),
     menuRenders: new MenuRenderCache(),
     requestLog: new RequestLog(opts.requestLog),
   };
   // A failed group commit takes back what it wrote: renderings built from it go too.
-  store.units.onRollback(() => services.menuRenders.clear());
+  opened.onRollback(() => services.menuRenders.clear());
+  await checkSealKey(
+    store,
+    services.sealer,
+    opts.sealKey ? 'the seal key given' : join(opts.dataDir, 'secret.key'),
+  ).catch(async (err) => {
+    await store.close();
+    throw err;
+  });
   const purgeAnswers = () => store.write((tx) => tx.idempotency.purge(now()));
   await purgeAnswers();
   // Stored answers are kept 24 h; drop expired ones hourly so a long-running server stays small.

@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,9 +86,32 @@ afterAll(async () => {
 
 describe('the binary', () => {
   it('--version prints the package version', async () => {
-    const r = await partner(['--version']);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${version}\n`);
+    for (const flag of ['--version', '-V']) {
+      const r = await partner([flag]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`${version}\n`);
+    }
+  });
+
+  it('answers --version in the launcher, without loading the bundle', () => {
+    // The launcher and package.json alone, no dist/ beside them: only a launcher that never
+    // imports the bundle for --version can answer.
+    const dir = mkdtempSync(join(tmpdir(), 'partner-launcher-'));
+    try {
+      cpSync(join(root, 'bin'), join(dir, 'bin'), { recursive: true });
+      copyFileSync(join(root, 'package.json'), join(dir, 'package.json'));
+      const v = spawnSync(process.execPath, [join(dir, 'bin/partner.js'), '--version'], { encoding: 'utf8' });
+      expect(v.status, v.stderr).toBe(0);
+      expect(v.stdout).toBe(`${version}\n`);
+      // The same launcher does need the bundle for anything else.
+      const other = spawnSync(process.execPath, [join(dir, 'bin/partner.js'), '--help'], {
+        encoding: 'utf8',
+      });
+      expect(other.status).not.toBe(0);
+      expect(other.stderr).toMatch(/dist[\\/]cli\.js/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('writes the config file with mode 0600', () => {

@@ -71,9 +71,10 @@ function start(args: string[], configDir: string, extra: NodeJS.ProcessEnv = {})
 function run(
   args: string[],
   configDir: string,
+  extra: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [bin, 'local', 'start', ...args], {
-    env: env(configDir),
+    env: env(configDir, extra),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -216,5 +217,50 @@ describe('partner local start: one server per data dir', () => {
     );
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('error: --retry-schedule: "soon" is not a duration such as 500ms, 10s, 5m or 2h\n');
+  });
+
+  it('a --database (or PARTNER_DATABASE_URL) that is not a postgres:// URL is a usage error naming its source, writing nothing', async () => {
+    const data = tempDir('partner-data-');
+    const flag = await run(['--database', 'mysql://u:p@h/db', '--data', data], tempDir('partner-cfg-'));
+    expect([flag.code, flag.stderr]).toEqual([
+      2,
+      'error: --database must be a postgres:// or postgresql:// URL\n',
+    ]);
+    const envd = await run(['--data', data], tempDir('partner-cfg-'), {
+      PARTNER_DATABASE_URL: 'file:partner.db',
+    });
+    expect([envd.code, envd.stderr]).toEqual([
+      2,
+      'error: PARTNER_DATABASE_URL must be a postgres:// or postgresql:// URL\n',
+    ]);
+    for (const f of ['server.lock', 'local.json', 'partner.db'])
+      expect(existsSync(join(data, f)), f).toBe(false);
+  });
+
+  it('a PostgreSQL it cannot reach is a clear error that never shows the password', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const a = srv.address();
+        srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+      });
+    });
+    const r = await run(
+      [
+        '--database',
+        `postgres://partner:s3cret-pw@127.0.0.1:${port}/partner`,
+        '--data',
+        tempDir('partner-data-'),
+      ],
+      tempDir('partner-cfg-'),
+      // The shared secrets PostgreSQL requires, so the start gets as far as connecting.
+      {
+        PARTNER_SEAL_KEY: Buffer.alloc(32, 5).toString('base64'),
+        PARTNER_OPERATOR_TOKEN: 'op_cli_test_0123456789abcdef',
+      },
+    );
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/^error: could not start the local server: .*ECONNREFUSED/);
+    expect(r.stderr + r.stdout).not.toContain('s3cret-pw');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });

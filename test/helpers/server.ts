@@ -1,7 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type pg from 'pg';
 import { type RunningServer, type ServerOptions, startServer } from '../../src/server/index.js';
+import { openClient } from '../../src/server/store/postgres/pool.js';
+import { createTestDatabase, type TestDatabase, testBackend } from './pg-databases.js';
 
 /** A response envelope as tests read it. */
 export interface Envelope {
@@ -15,6 +18,10 @@ export interface TestServer {
   baseUrl: string;
   operatorToken: string;
   dataDir: string;
+  /** Which backend it runs on (`PARTNER_TEST_BACKEND`, set per vitest project). */
+  backend: 'sqlite' | 'postgres';
+  /** Its PostgreSQL database (postgres backend only). */
+  databaseUrl?: string;
   /** Full-scope credential of demo business 1 (with seed 'demo'). */
   credential: { key: string; secret: string; businessId: number };
   /** Full-scope credential of demo business 2 (with seed 'demo'), for tenancy tests. */
@@ -25,14 +32,31 @@ export interface TestServer {
     scopes: string[];
     rateLimit?: number;
   }): Promise<{ key: string; secret: string }>;
+  /**
+   * Rows of a query on the server's own database, on either backend (`?` placeholders; give
+   * computed columns a name): for tests that look at what a request left behind. Values come
+   * back as the server's repositories see them (ids and counts as numbers, instants as ISO text,
+   * json as its text); booleans are SQLite's 0/1 or PostgreSQL's false/true.
+   */
+  rows<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T[]>;
+  /** Runs statements on the server's own database (test set-up such as failure triggers). */
+  exec(sql: string): Promise<void>;
   /** Calls the operator API. */
   operator(method: string, path: string, body?: unknown): Promise<{ status: number; body: Envelope }>;
   close(): Promise<void>;
 }
 
 /**
+ * Databases of data dirs a test gave: starting again on the same dir is a restart, and on
+ * PostgreSQL a restart finds the same database (dropped with the cluster, or at teardown).
+ */
+const databaseOfDir = new Map<string, string>();
+
+/**
  * Starts the real server (Fastify + SQLite file) on 127.0.0.1 and a free port in a fresh temp
- * dir. `now` injects a clock for tests that move time.
+ * dir; under `PARTNER_TEST_BACKEND=postgres` (the `postgres` vitest project) on a fresh
+ * PostgreSQL database instead, copied from the migrated template. `now` injects a clock for tests
+ * that move time. `database` reuses a database (a restart); it is then not dropped on close.
  */
 export async function startTestServer(
   opts: {
@@ -47,22 +71,42 @@ export async function startTestServer(
     authThrottle?: ServerOptions['authThrottle'];
     deliveryTimeoutMs?: number;
     requestLog?: ServerOptions['requestLog'];
+    database?: string;
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'partner-test-'));
-  const server = await startServer({
-    dataDir,
-    port: 0,
-    seed: opts.seed ?? 'demo',
-    version: '0.0.0-test',
-    ...(opts.now ? { now: opts.now } : {}),
-    ...(opts.retrySchedule ? { retrySchedule: opts.retrySchedule } : {}),
-    ...(opts.logErrors ? { logErrors: opts.logErrors } : {}),
-    ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
-    ...(opts.authThrottle ? { authThrottle: opts.authThrottle } : {}),
-    ...(opts.deliveryTimeoutMs ? { deliveryTimeoutMs: opts.deliveryTimeoutMs } : {}),
-    ...(opts.requestLog ? { requestLog: opts.requestLog } : {}),
-  });
+  const backend = testBackend();
+  let fresh: TestDatabase | undefined;
+  let database = opts.database ?? (opts.dataDir === undefined ? undefined : databaseOfDir.get(opts.dataDir));
+  if (backend === 'postgres' && database === undefined) {
+    const made = await createTestDatabase();
+    database = made.url;
+    if (opts.dataDir === undefined) fresh = made;
+    else databaseOfDir.set(opts.dataDir, made.url);
+  }
+  let server: RunningServer;
+  try {
+    server = await startServer({
+      dataDir,
+      // PostgreSQL instances are given their shared secrets (they refuse to start without).
+      ...(database === undefined
+        ? {}
+        : { database, sealKey: Buffer.alloc(32, 3), operatorToken: 'op_test_0123456789abcdefghijk' }),
+      port: 0,
+      seed: opts.seed ?? 'demo',
+      version: '0.0.0-test',
+      ...(opts.now ? { now: opts.now } : {}),
+      ...(opts.retrySchedule ? { retrySchedule: opts.retrySchedule } : {}),
+      ...(opts.logErrors ? { logErrors: opts.logErrors } : {}),
+      ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
+      ...(opts.authThrottle ? { authThrottle: opts.authThrottle } : {}),
+      ...(opts.deliveryTimeoutMs ? { deliveryTimeoutMs: opts.deliveryTimeoutMs } : {}),
+      ...(opts.requestLog ? { requestLog: opts.requestLog } : {}),
+    });
+  } catch (err) {
+    await fresh?.drop();
+    throw err;
+  }
   const operator = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(server.baseUrl + path, {
       method,
@@ -80,14 +124,34 @@ export async function startTestServer(
       await operator('PUT', `/v1/operator/credentials/${c.key}/rate-limit`, { rate_limit: opts.rateLimit });
   }
   const none = { key: '', secret: '', businessId: 0 };
+  let client: pg.Client | undefined;
+  const pgClient = async () => {
+    if (!client) {
+      client = openClient(database!);
+      await client.connect();
+    }
+    return client;
+  };
   return {
     baseUrl: server.baseUrl,
     operatorToken: server.operatorToken,
     dataDir,
+    backend,
+    ...(database === undefined ? {} : { databaseUrl: database }),
     credential: seeded[0] ?? none,
     other: seeded[1] ?? none,
     server,
     operator,
+    async rows<T>(sql: string, ...params: unknown[]): Promise<T[]> {
+      if (backend === 'sqlite') return server.services.db.prepare(sql).all(...params) as T[];
+      let n = 0;
+      const text = sql.replace(/\?/g, () => `$${++n}`);
+      return (await (await pgClient()).query(text, params)).rows as T[];
+    },
+    async exec(sql: string): Promise<void> {
+      if (backend === 'sqlite') server.services.db.exec(sql);
+      else await (await pgClient()).query(sql);
+    },
     async issueCredential(input) {
       const r = await operator('POST', '/v1/operator/credentials', {
         business_id: input.businessId,
@@ -98,7 +162,9 @@ export async function startTestServer(
       return { key: r.body.data.key, secret: r.body.data.secret };
     },
     async close() {
+      await client?.end();
       await server.close();
+      await fresh?.drop();
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };

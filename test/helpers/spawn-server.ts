@@ -22,7 +22,7 @@ async function serverBundle(): Promise<string> {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    external: ['better-sqlite3', 'fastify'],
+    external: ['better-sqlite3', 'fastify', 'pg'],
     // Bundled CommonJS dependencies (undici) call require(): give the ESM bundle one.
     banner: {
       js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
@@ -46,13 +46,15 @@ export async function spawnServer(opts: {
   dataDir: string;
   seed?: 'demo' | 'none';
   retrySchedule?: number[];
+  /** A postgres:// URL: the child runs on PostgreSQL (several children may share one database). */
+  database?: string;
 }): Promise<ChildServer> {
   const file = await serverBundle();
   const main = join(mkdtempSync(join(tmpdir(), 'partner-srv-main-')), 'main.mjs');
   writeFileSync(
     main,
     `const { startServer } = await import(${JSON.stringify(pathToFileURL(file).href)});
-     const s = await startServer({ dataDir: ${JSON.stringify(opts.dataDir)}, port: 0, seed: ${JSON.stringify(opts.seed ?? 'none')}, retrySchedule: ${JSON.stringify(opts.retrySchedule ?? [60_000])}, logErrors: () => {} });
+     const s = await startServer({ dataDir: ${JSON.stringify(opts.dataDir)},${opts.database ? ` database: ${JSON.stringify(opts.database)}, sealKey: Buffer.alloc(32, 3), operatorToken: 'op_test_0123456789abcdefghijk',` : ''} port: 0, seed: ${JSON.stringify(opts.seed ?? 'none')}, retrySchedule: ${JSON.stringify(opts.retrySchedule ?? [60_000])}, logErrors: () => {} });
      const c = s.seeded[0];
      console.log(JSON.stringify({ baseUrl: s.baseUrl, operatorToken: s.operatorToken, credential: c && { key: c.key, secret: c.secret, businessId: c.business_id } }));
      process.on('SIGTERM', () => s.close().then(() => process.exit(0)));`,

@@ -23,17 +23,21 @@ const source = (f: string) => readFileSync(join(root, f), 'utf8');
 const imports = (f: string) => [...source(f).matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
 const all = files('.');
 const under = (dir: string) => all.filter((f) => f.startsWith(`${dir}/`));
+const isBackend = (f: string) => f.startsWith('store/sqlite/') || f.startsWith('store/postgres/');
+// Where a backend is chosen: the composition root and the one module that opens a store.
+const composition = new Set(['index.ts', 'store/open.ts']);
 
 describe('server layers', () => {
   it('finds the files it checks', () => {
     expect(under('handlers').length).toBeGreaterThan(5);
     expect(under('store/sqlite').length).toBeGreaterThan(10);
+    expect(under('store/postgres').length).toBeGreaterThan(0);
   });
 
   it('holds SQL only in store backends (handlers, services, seed, dispatcher, http hold none)', () => {
     const sqlish = /\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b|\bsql\(|\.prepare\(/;
     const offenders = all
-      .filter((f) => !f.startsWith('store/sqlite/'))
+      .filter((f) => !isBackend(f))
       .filter((f) => sqlish.test(source(f)))
       .map((f) => relative('.', f));
     expect(offenders).toEqual([]);
@@ -50,10 +54,10 @@ describe('server layers', () => {
 
   it('names a backend only in the store itself and the composition root', () => {
     const bad = all
-      .filter((f) => !f.startsWith('store/sqlite/') && f !== 'index.ts')
+      .filter((f) => !isBackend(f) && !composition.has(f))
       .flatMap((f) =>
         imports(f)
-          .filter((i) => i.includes('/sqlite/') || i === 'better-sqlite3')
+          .filter((i) => /\/(sqlite|postgres)\//.test(i) || i === 'better-sqlite3' || i === 'pg')
           .map((i) => `${f} → ${i}`),
       );
     expect(bad).toEqual([]);

@@ -135,13 +135,12 @@ describe('revoke and rotation', () => {
 
 describe('secrets at rest', () => {
   it('stores only scrypt hashes', async () => {
-    const rows = s.server.services.db
-      .prepare('SELECT secret_hash FROM credentials')
-      .pluck()
-      .all() as string[];
+    const rows = (await s.rows<{ secret_hash: string }>('SELECT secret_hash FROM credentials')).map(
+      (r) => r.secret_hash,
+    );
     expect(rows.length).toBeGreaterThan(0);
     for (const h of rows) expect(h).toMatch(/^scrypt\$16384\$8\$1\$/);
-    const dump = JSON.stringify(s.server.services.db.prepare('SELECT * FROM credentials').all());
+    const dump = JSON.stringify(await s.rows('SELECT * FROM credentials'));
     expect(dump).not.toContain(s.credential.secret);
   });
 });

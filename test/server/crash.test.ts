@@ -2,12 +2,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase, testBackend } from '../helpers/pg-databases.js';
 import { sleep, startRecorder } from '../helpers/receiver.js';
 import { basic, type Envelope } from '../helpers/server.js';
 import { spawnServer } from '../helpers/spawn-server.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'partner-crash-'));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+let database: TestDatabase | undefined;
+afterAll(async () => {
+  rmSync(dataDir, { recursive: true, force: true });
+  await database?.drop();
+});
 
 const op = (baseUrl: string, token: string, method: string, path: string, body?: unknown) =>
   fetch(baseUrl + path, {
@@ -19,8 +24,11 @@ const op = (baseUrl: string, token: string, method: string, path: string, body?:
 it('kill -9 with a delivery under way loses nothing: after restart it is delivered with the same event id', async () => {
   // The receiver hangs on the first attempt (the server is killed while it waits), then answers 200.
   const rec = await startRecorder((n) => (n === 1 ? 'hang' : 200));
+  // On PostgreSQL both processes use one database (the restart finds what the first one wrote).
+  if (testBackend() === 'postgres') database = await createTestDatabase();
+  const where = { dataDir, ...(database ? { database: database.url } : {}) };
   try {
-    const first = await spawnServer({ dataDir, seed: 'demo' });
+    const first = await spawnServer({ ...where, seed: 'demo' });
     const { baseUrl, operatorToken, credential } = first;
     await op(baseUrl, operatorToken, 'POST', '/v1/operator/webhooks', {
       business_id: credential!.businessId,
@@ -43,7 +51,7 @@ it('kill -9 with a delivery under way loses nothing: after restart it is deliver
     first.child.kill('SIGKILL');
     expect(await first.exited).toBeNull();
 
-    const second = await spawnServer({ dataDir });
+    const second = await spawnServer(where);
     try {
       // The dead process's lease is reclaimed at start: no waiting for it to expire.
       const got = await rec.waitFor(2, 5_000);

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/server/store/sqlite/db.js';
 import { MIGRATIONS } from '../../src/server/store/sqlite/migrations.js';
+import { testBackend } from '../helpers/pg-databases.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
 
 // Public ids are never reused: an integrator who stored the id of something deleted must never
@@ -78,16 +79,19 @@ describe('ids are never reused', () => {
   }
 });
 
+// SQLite's migration 6 (PostgreSQL's identities never reused ids): a SQLite file's history.
 describe('the migration to never-reused ids', () => {
-  it('keeps every row and link, and continues above every id a store layer, snapshot or history still names', () => {
-    const tmp = mkdtempSync(join(tmpdir(), 'partner-ids-mig-'));
-    const db = new Database(join(tmp, 'old.db'));
-    try {
-      db.pragma('foreign_keys = ON');
-      for (const m of MIGRATIONS.slice(0, 5)) db.exec(m);
-      db.pragma('user_version = 5');
-      const at = '2024-01-01T00:00:00.000Z';
-      db.exec(`
+  it.skipIf(testBackend() === 'postgres')(
+    'keeps every row and link, and continues above every id a store layer, snapshot or history still names',
+    () => {
+      const tmp = mkdtempSync(join(tmpdir(), 'partner-ids-mig-'));
+      const db = new Database(join(tmp, 'old.db'));
+      try {
+        db.pragma('foreign_keys = ON');
+        for (const m of MIGRATIONS.slice(0, 5)) db.exec(m);
+        db.pragma('user_version = 5');
+        const at = '2024-01-01T00:00:00.000Z';
+        db.exec(`
         INSERT INTO businesses (id, title, created_at) VALUES (1, 'B', '${at}');
         INSERT INTO brands (id, business_id, title, created_at, updated_at) VALUES (1, 1, 'Brand', '${at}', '${at}');
         INSERT INTO branches (id, business_id, fields, record, created_at, updated_at) VALUES (1, 1, '{}', '{}', '${at}', '${at}');
@@ -105,55 +109,56 @@ describe('the migration to never-reused ids', () => {
         INSERT INTO menu_item_groups (item_id, group_id) VALUES (5, 6);
         INSERT INTO menu_item_state (branch_id, item_id, available, updated_at) VALUES (1, 5, 0, '${at}');
       `);
-      // Deleted before the upgrade, still named by a store layer, a snapshot and the OOS history.
-      const layer = {
-        brand_id: 1,
-        sections: [{ id: 12 }],
-        categories: [{ id: 14 }],
-        items: [],
-        modifierGroups: [{ id: 16 }],
-      };
-      db.prepare(
-        "INSERT INTO menu_stores (brand_id, branch_id, business_id, tree, synced_at, updated_at) VALUES (1, 1, 1, ?, 'x', 'x')",
-      ).run(JSON.stringify(layer));
-      db.prepare(
-        "INSERT INTO menu_snapshots (brand_id, branch_id, business_id, version, published_at, revision, source, json) VALUES (1, 1, 1, 1, 'x', 1, ?, '{}')",
-      ).run(JSON.stringify({ ...layer, items: [{ id: 15 }] }));
-      db.exec(`INSERT INTO menu_oos_activity (business_id, brand_id, entity_type, entity_id, title, action, before, after, went_out, came_back, actor, at_ms)
+        // Deleted before the upgrade, still named by a store layer, a snapshot and the OOS history.
+        const layer = {
+          brand_id: 1,
+          sections: [{ id: 12 }],
+          categories: [{ id: 14 }],
+          items: [],
+          modifierGroups: [{ id: 16 }],
+        };
+        db.prepare(
+          "INSERT INTO menu_stores (brand_id, branch_id, business_id, tree, synced_at, updated_at) VALUES (1, 1, 1, ?, 'x', 'x')",
+        ).run(JSON.stringify(layer));
+        db.prepare(
+          "INSERT INTO menu_snapshots (brand_id, branch_id, business_id, version, published_at, revision, source, json) VALUES (1, 1, 1, 1, 'x', 1, ?, '{}')",
+        ).run(JSON.stringify({ ...layer, items: [{ id: 15 }] }));
+        db.exec(`INSERT INTO menu_oos_activity (business_id, brand_id, entity_type, entity_id, title, action, before, after, went_out, came_back, actor, at_ms)
                VALUES (1, 1, 'item', 25, 'gone', 'enable', '{}', '{}', 1, 0, 'k', 0)`);
 
-      migrate(db);
+        migrate(db);
 
-      const next = (table: string) => {
-        const cols =
-          table === 'price_groups'
-            ? "business_id, title, created_at, updated_at) VALUES (1, 'n', 'x', 'x')"
-            : table === 'menu_items'
-              ? "business_id, brand_id, title, partner_item_id, created_at, updated_at) VALUES (1, 1, 'n', 'SKU-N', 'x', 'x')"
-              : table === 'menu_modifier_groups'
-                ? "business_id, brand_id, title, min_choices, max_choices, created_at, updated_at) VALUES (1, 1, 'n', 0, 1, 'x', 'x')"
-                : "business_id, brand_id, title, created_at, updated_at) VALUES (1, 1, 'n', 'x', 'x')";
-        return Number(db.prepare(`INSERT INTO ${table} (${cols}`).run().lastInsertRowid);
-      };
-      expect(next('menu_sections')).toBe(13);
-      expect(next('menu_categories')).toBe(15);
-      expect(next('menu_items')).toBe(26);
-      expect(next('menu_modifier_groups')).toBe(17);
-      // group_prices keys name price groups too.
-      expect(next('price_groups')).toBe(10);
-      // Nothing lost: rows, links (their cascades included) and references survive the rebuild.
-      expect(db.prepare('SELECT count(*) FROM menu_section_categories').pluck().get()).toBe(1);
-      expect(db.prepare('SELECT count(*) FROM menu_category_items').pluck().get()).toBe(1);
-      expect(db.prepare('SELECT count(*) FROM menu_item_groups').pluck().get()).toBe(1);
-      expect(db.prepare('SELECT count(*) FROM menu_item_state').pluck().get()).toBe(1);
-      expect(db.prepare('SELECT price_group_id FROM branches').pluck().get()).toBe(3);
-      expect(db.prepare('PRAGMA foreign_key_check').all()).toEqual([]);
-      db.exec('DELETE FROM menu_items WHERE id = 5');
-      expect(db.prepare('SELECT count(*) FROM menu_category_items').pluck().get()).toBe(0);
-      expect(db.prepare('SELECT count(*) FROM menu_item_state').pluck().get()).toBe(0);
-    } finally {
-      db.close();
-      rmSync(tmp, { recursive: true, force: true });
-    }
-  });
+        const next = (table: string) => {
+          const cols =
+            table === 'price_groups'
+              ? "business_id, title, created_at, updated_at) VALUES (1, 'n', 'x', 'x')"
+              : table === 'menu_items'
+                ? "business_id, brand_id, title, partner_item_id, created_at, updated_at) VALUES (1, 1, 'n', 'SKU-N', 'x', 'x')"
+                : table === 'menu_modifier_groups'
+                  ? "business_id, brand_id, title, min_choices, max_choices, created_at, updated_at) VALUES (1, 1, 'n', 0, 1, 'x', 'x')"
+                  : "business_id, brand_id, title, created_at, updated_at) VALUES (1, 1, 'n', 'x', 'x')";
+          return Number(db.prepare(`INSERT INTO ${table} (${cols}`).run().lastInsertRowid);
+        };
+        expect(next('menu_sections')).toBe(13);
+        expect(next('menu_categories')).toBe(15);
+        expect(next('menu_items')).toBe(26);
+        expect(next('menu_modifier_groups')).toBe(17);
+        // group_prices keys name price groups too.
+        expect(next('price_groups')).toBe(10);
+        // Nothing lost: rows, links (their cascades included) and references survive the rebuild.
+        expect(db.prepare('SELECT count(*) FROM menu_section_categories').pluck().get()).toBe(1);
+        expect(db.prepare('SELECT count(*) FROM menu_category_items').pluck().get()).toBe(1);
+        expect(db.prepare('SELECT count(*) FROM menu_item_groups').pluck().get()).toBe(1);
+        expect(db.prepare('SELECT count(*) FROM menu_item_state').pluck().get()).toBe(1);
+        expect(db.prepare('SELECT price_group_id FROM branches').pluck().get()).toBe(3);
+        expect(db.prepare('PRAGMA foreign_key_check').all()).toEqual([]);
+        db.exec('DELETE FROM menu_items WHERE id = 5');
+        expect(db.prepare('SELECT count(*) FROM menu_category_items').pluck().get()).toBe(0);
+        expect(db.prepare('SELECT count(*) FROM menu_item_state').pluck().get()).toBe(0);
+      } finally {
+        db.close();
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    },
+  );
 });

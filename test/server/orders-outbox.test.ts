@@ -1,23 +1,38 @@
 // The transactional outbox: an order change and its event are written together or not at all,
 // an idempotent replay writes nothing, and updated_at strictly increases.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { getEvent, listEvents, seqOfEventId } from '../../src/server/store/sqlite/outbox-repo.js';
+import type { OrderEventType } from '../../src/contract/schemas/orders.js';
+import { type OutboxEvent, seqOfEventId } from '../../src/server/store/outbox-repo.js';
 import { call, type TestServer, startTestServer } from '../helpers/server.js';
 
 let s: TestServer;
 let eventsAtStart = -1;
 beforeAll(async () => {
   s = await startTestServer();
-  eventsAtStart = count('outbox_events');
+  eventsAtStart = await count('outbox_events');
 });
 afterAll(() => s.close());
 
-const db = () => s.server.services.db;
-const count = (table: string) => db().prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
-const snapshot = () => ({
-  orders: db().prepare('SELECT id, status, updated_ms, record FROM orders ORDER BY id').all(),
-  outbox: count('outbox_events'),
+const count = async (table: string) =>
+  (await s.rows<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))[0]!.n;
+const snapshot = async () => ({
+  orders: await s.rows('SELECT id, status, updated_ms, record FROM orders ORDER BY id'),
+  outbox: await count('outbox_events'),
 });
+
+/** An event by its id, read from the row its seq names (undefined when the id is not ours). */
+async function getEvent(id: string): Promise<OutboxEvent | undefined> {
+  const seq = seqOfEventId(id);
+  if (seq === undefined) return undefined;
+  return (await s.rows<OutboxEvent>('SELECT * FROM outbox_events WHERE seq = ? AND id = ?', seq, id))[0];
+}
+
+/** Events of an order (of one type), oldest first. */
+function listEvents(f: { orderId: number; type?: OrderEventType }): Promise<OutboxEvent[]> {
+  return f.type === undefined
+    ? s.rows('SELECT * FROM outbox_events WHERE order_id = ? ORDER BY seq', f.orderId)
+    : s.rows('SELECT * FROM outbox_events WHERE order_id = ? AND type = ? ORDER BY seq', f.orderId, f.type);
+}
 
 async function newOrder(server = s) {
   const br = (await call(server, 'GET', '/v1/partner/branches')).body.data.results[0];
@@ -36,69 +51,82 @@ const patch = (server: TestServer, body: Record<string, unknown>, key?: string) 
     ...(key ? { key } : {}),
   });
 
-/** Makes the next matching write fail inside the transaction, after the statements before it ran. */
-function failOn(table: string, when = '1') {
-  db().exec(
-    `CREATE TEMP TRIGGER fail_${table} BEFORE INSERT ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
-  );
+/**
+ * Makes the next matching write fail inside the transaction, after the statements before it ran:
+ * a trigger that raises (SQLite's RAISE(ABORT), PostgreSQL's RAISE EXCEPTION).
+ */
+async function failOn(table: string, when = 'true') {
+  if (s.backend === 'sqlite') {
+    await s.exec(
+      `CREATE TEMP TRIGGER fail_${table} BEFORE INSERT ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
+    );
+  } else {
+    await s.exec(`
+      CREATE FUNCTION fail_${table}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$;
+      CREATE TRIGGER fail_${table} BEFORE INSERT ON ${table} FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION fail_${table}();`);
+  }
   // The server logs each resulting 500 with its stack; expected here, so kept off the test output.
   const quiet = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  return () => {
+  return async () => {
     quiet.mockRestore();
-    db().exec(`DROP TRIGGER temp.fail_${table}`);
+    await s.exec(
+      s.backend === 'sqlite'
+        ? `DROP TRIGGER temp.fail_${table}`
+        : `DROP TRIGGER fail_${table} ON ${table}; DROP FUNCTION fail_${table}();`,
+    );
   };
 }
 
 describe('outbox atomicity', () => {
   it('a refused transition writes neither a change nor an event', async () => {
     const o = await newOrder();
-    const before = snapshot();
+    const before = await snapshot();
     const r = await patch(s, { id: o.id, status: 'DELIVERED' });
     expect(r.status).toBe(409);
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
   });
 
   it('a failure after the order update and the event (storing the idempotency record) rolls both back', async () => {
     const o = await newOrder();
-    const before = snapshot();
-    const restore = failOn('idempotency_keys');
+    const before = await snapshot();
+    const restore = await failOn('idempotency_keys');
     let r: Awaited<ReturnType<typeof patch>>;
     try {
       r = await patch(s, { id: o.id, status: 'ACCEPTED' }, 'atomic-after-1');
     } finally {
-      restore();
+      await restore();
     }
     expect(r.status).toBe(500);
     expect(r.body.error?.code).toBe('internal_error');
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
     expect((await call(s, 'GET', `/v1/partner/orders/${o.id}`)).body.data).toEqual(o);
 
     // A 5xx is not stored: the same key now goes through, once.
     const again = await patch(s, { id: o.id, status: 'ACCEPTED' }, 'atomic-after-1');
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBeNull();
-    expect(snapshot().outbox).toBe(before.outbox + 1);
+    expect((await snapshot()).outbox).toBe(before.outbox + 1);
   });
 
   it('a failing event write leaves the order unchanged (no change without its event)', async () => {
     const o = await newOrder();
-    const before = snapshot();
-    const restore = failOn('outbox_events', "NEW.type = 'service.order.status.updated'");
+    const before = await snapshot();
+    const restore = await failOn('outbox_events', "NEW.type = 'service.order.status.updated'");
     try {
       const r = await patch(s, { id: o.id, status: 'ACCEPTED' });
       expect(r.status).toBe(500);
       const op = await s.operator('POST', `/v1/operator/orders/${o.id}/status`, { status: 'READY' });
       expect(op.status).toBe(500);
     } finally {
-      restore();
+      await restore();
     }
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
   });
 
   it('operator create and cart replace are atomic with their events too', async () => {
     const o = await newOrder();
-    const before = snapshot();
-    const restore = failOn('outbox_events');
+    const before = await snapshot();
+    const restore = await failOn('outbox_events');
     try {
       const br = (await call(s, 'GET', '/v1/partner/branches')).body.data.results[0];
       const c = await s.operator('POST', '/v1/operator/orders', {
@@ -109,15 +137,15 @@ describe('outbox atomicity', () => {
       expect(c.status).toBe(500);
       expect((await s.operator('PUT', `/v1/operator/orders/${o.id}/cart`, { items: 2 })).status).toBe(500);
     } finally {
-      restore();
+      await restore();
     }
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
   });
 
   it('every event has a stable id resolvable to its row, and the exact order read as payload', async () => {
     const o = await newOrder();
     await patch(s, { id: o.id, status: 'ACCEPTED' });
-    const rows = listEvents(db(), { orderId: o.id });
+    const rows = await listEvents({ orderId: o.id });
     // (The delivery dispatcher may already have settled them: no receiver is registered.)
     expect(rows.map((e) => e.type)).toEqual(['service.order.created.v2', 'service.order.status.updated']);
     const got = (await call(s, 'GET', `/v1/partner/orders/${o.id}`)).text;
@@ -132,18 +160,13 @@ describe('outbox atomicity', () => {
     for (const e of rows) {
       expect(e.id).toMatch(/^evt_[0-9a-z]+_[\w-]{16}$/);
       expect(seqOfEventId(e.id)).toBe(e.seq);
-      expect(getEvent(db(), e.id)).toMatchObject({ seq: e.seq, id: e.id, payload: e.payload });
+      expect(await getEvent(e.id)).toMatchObject({ seq: e.seq, id: e.id, payload: e.payload });
     }
-    expect(
-      getEvent(
-        db(),
-        rows[1]!.id.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')),
-      ),
-    ).toBeUndefined();
-    expect(getEvent(db(), 'evt_nope')).toBeUndefined();
+    expect(await getEvent(rows[1]!.id.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')))).toBeUndefined();
+    expect(await getEvent('evt_nope')).toBeUndefined();
     // Demo seed orders are history, not news: the seed wrote no events.
     expect(eventsAtStart).toBe(0);
-    expect(count('orders')).toBeGreaterThan(10);
+    expect(await count('orders')).toBeGreaterThan(10);
   });
 });
 
@@ -153,26 +176,26 @@ describe('idempotent replay of a status patch', () => {
     const body = { id: o.id, status: 'ACCEPTED' };
     const a = await patch(s, body, 'replay-status-1');
     expect(a.status).toBe(200);
-    const after = snapshot();
+    const after = await snapshot();
     const b = await patch(s, body, 'replay-status-1');
     expect(b.status).toBe(200);
     expect(b.headers.get('idempotent-replayed')).toBe('true');
     expect(b.text.slice(b.text.indexOf('"data":'))).toBe(a.text.slice(a.text.indexOf('"data":')));
-    expect(snapshot()).toEqual(after);
-    expect(listEvents(db(), { orderId: o.id, type: 'service.order.status.updated' })).toHaveLength(1);
+    expect(await snapshot()).toEqual(after);
+    expect(await listEvents({ orderId: o.id, type: 'service.order.status.updated' })).toHaveLength(1);
 
     // Even after the order moved on, the key still answers with what it answered first.
     await patch(s, { id: o.id, status: 'READY' });
     const c = await patch(s, body, 'replay-status-1');
     expect(c.body.data.status).toBe(2);
-    expect(listEvents(db(), { orderId: o.id, type: 'service.order.status.updated' })).toHaveLength(2);
+    expect(await listEvents({ orderId: o.id, type: 'service.order.status.updated' })).toHaveLength(2);
 
     // A refused move is stored too: its replay is the same 409, still without an event.
     const bad = await patch(s, { id: o.id, status: 'ACCEPTED' }, 'replay-status-2');
     const badAgain = await patch(s, { id: o.id, status: 'ACCEPTED' }, 'replay-status-2');
     expect([bad.status, badAgain.status]).toEqual([409, 409]);
     expect(badAgain.headers.get('idempotent-replayed')).toBe('true');
-    expect(listEvents(db(), { orderId: o.id, type: 'service.order.status.updated' })).toHaveLength(2);
+    expect(await listEvents({ orderId: o.id, type: 'service.order.status.updated' })).toHaveLength(2);
   });
 });
 

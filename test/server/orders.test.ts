@@ -8,11 +8,11 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 const DAY = 24 * 60 * 60 * 1000;
-const db = () => s.server.services.db;
-const events = (orderId?: number): { type: string; payload: string; id: string }[] =>
+type EventRow = { type: string; payload: string; id: string };
+const events = (orderId?: number): Promise<EventRow[]> =>
   orderId === undefined
-    ? (db().prepare('SELECT * FROM outbox_events ORDER BY seq').all() as never)
-    : (db().prepare('SELECT * FROM outbox_events WHERE order_id = ? ORDER BY seq').all(orderId) as never);
+    ? s.rows<EventRow>('SELECT * FROM outbox_events ORDER BY seq')
+    : s.rows<EventRow>('SELECT * FROM outbox_events WHERE order_id = ? ORDER BY seq', orderId);
 
 interface Place {
   business_id: number;
@@ -284,7 +284,7 @@ describe('PATCH /v1/partner/orders/status', () => {
       details: { from: 'DELIVERED', to: 'CANCELLED', allowed: [] },
     });
 
-    const ev = events(o.id);
+    const ev = await events(o.id);
     expect(ev.map((e) => e.type)).toEqual([
       'service.order.created.v2',
       'service.order.status.updated',
@@ -355,7 +355,7 @@ describe('PATCH /v1/partner/orders/status', () => {
 
   it('unknown order or another business’s order → 404 resource_not_found, and it stays untouched', async () => {
     const theirs = await newOrder({}, s.other);
-    const before = events(theirs.id).length;
+    const before = (await events(theirs.id)).length;
     for (const id of [theirs.id, 99999999]) {
       const r = await patch({ id, status: 'ACCEPTED', business_id: s.other.businessId });
       expect(r.status).toBe(404);
@@ -363,14 +363,14 @@ describe('PATCH /v1/partner/orders/status', () => {
     }
     const after = await call(s, 'GET', `/v1/partner/orders/${theirs.id}`, { cred: s.other });
     expect(after.body.data).toEqual(theirs);
-    expect(events(theirs.id)).toHaveLength(before);
+    expect(await events(theirs.id)).toHaveLength(before);
   });
 });
 
 describe('PATCH /v1/partner/orders/{id}/comment', () => {
   it('sets and clears the comment, bumps updated_at, emits no event and no history entry', async () => {
     const o = await newOrder();
-    const before = events(o.id).length;
+    const before = (await events(o.id)).length;
     const r = await call(s, 'PATCH', `/v1/partner/orders/${o.id}/comment`, {
       body: { comment: 'Ring the bell twice' },
     });
@@ -380,7 +380,7 @@ describe('PATCH /v1/partner/orders/{id}/comment', () => {
     expect(r.body.data.status_history).toEqual(o.status_history);
     const cleared = await call(s, 'PATCH', `/v1/partner/orders/${o.id}/comment`, { body: { comment: '' } });
     expect(cleared.body.data.comment).toBeNull();
-    expect(events(o.id)).toHaveLength(before);
+    expect(await events(o.id)).toHaveLength(before);
   });
   it('validates the body and hides other businesses’ orders', async () => {
     const o = await newOrder();
@@ -447,7 +447,7 @@ describe('operator order simulation', () => {
     expect(o.currency).toBe('IDR');
     expect(Date.parse(o.placed_at)).toBeLessThan(Date.parse(o.created_at));
     expect(o.status_history).toEqual([{ status: 1, at: o.created_at, by: 'system' }]);
-    const ev = events(o.id);
+    const ev = await events(o.id);
     expect(ev.map((e) => e.type)).toEqual(['service.order.created.v2']);
     expect(JSON.parse(ev[0]!.payload)).toEqual({ brand_id: o.brand_id, branch_id: o.branch_id, orders: [o] });
     expect((await call(s, 'GET', `/v1/partner/orders/${o.id}`)).body.data).toEqual(o);
@@ -457,29 +457,25 @@ describe('operator order simulation', () => {
     for (let i = 0; i < 5; i++) {
       const o = await newOrder({ items: 3 });
       for (const line of o.cart) {
-        const item = db()
-          .prepare('SELECT brand_id, partner_item_id, prices, only_modifier FROM menu_items WHERE id = ?')
-          .get(line.item_id) as {
+        const [item] = await s.rows<{
           brand_id: number;
           partner_item_id: string;
           prices: string;
-          only_modifier: number;
-        };
-        expect(item).toMatchObject({
-          brand_id: o.brand_id,
-          partner_item_id: line.partner_item_id,
-          only_modifier: 0,
-        });
-        expect(JSON.parse(item.prices)[String(o.provider_id)]).toBe(line.unit_price);
+          only_modifier: number | boolean;
+        }>(
+          'SELECT brand_id, partner_item_id, prices, only_modifier FROM menu_items WHERE id = ?',
+          line.item_id,
+        );
+        expect(item).toMatchObject({ brand_id: o.brand_id, partner_item_id: line.partner_item_id });
+        expect(Number(item!.only_modifier)).toBe(0);
+        expect(JSON.parse(item!.prices)[String(o.provider_id)]).toBe(line.unit_price);
         for (const m of line.modifiers) {
-          const mod = db()
-            .prepare('SELECT prices, only_modifier FROM menu_items WHERE id = ?')
-            .get(m.item_id) as {
-            prices: string;
-            only_modifier: number;
-          };
-          expect(mod.only_modifier).toBe(1);
-          expect(JSON.parse(mod.prices)[String(o.provider_id)]).toBe(m.unit_price);
+          const [mod] = await s.rows<{ prices: string; only_modifier: number | boolean }>(
+            'SELECT prices, only_modifier FROM menu_items WHERE id = ?',
+            m.item_id,
+          );
+          expect(Number(mod!.only_modifier)).toBe(1);
+          expect(JSON.parse(mod!.prices)[String(o.provider_id)]).toBe(m.unit_price);
         }
       }
     }
@@ -585,7 +581,7 @@ describe('operator order simulation', () => {
         0,
       ),
     );
-    const ev = events(o.id).at(-1)!;
+    const ev = (await events(o.id)).at(-1)!;
     expect(ev.type).toBe('service.order.cart.updated');
     expect(JSON.parse(ev.payload).orders[0]).toEqual(r.body.data);
 
@@ -622,7 +618,9 @@ describe('operator order simulation', () => {
       [1, 'operator'],
       [3, 'operator'],
     ]);
-    expect(events(o.id).filter((e) => e.type === 'service.order.status.updated')).toHaveLength(steps.length);
+    expect((await events(o.id)).filter((e) => e.type === 'service.order.status.updated')).toHaveLength(
+      steps.length,
+    );
     expect(
       (await s.operator('POST', `/v1/operator/orders/${o.id}/status`, { status: 'PREPARING' })).status,
     ).toBe(400);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_LIST } from '../../src/contract/operations.js';
 import { migrate } from '../../src/server/store/sqlite/db.js';
 import { MIGRATIONS } from '../../src/server/store/sqlite/migrations.js';
+import { testBackend } from '../helpers/pg-databases.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
 
 // Issue 12, defects 4 and 9: tenancy as the spec words it, branch records as spec §2.5 types
@@ -148,29 +149,33 @@ describe('(9) branch records carry every field of spec §2.5 with its documented
     expect(created.body.data.busy_mode_updated_at).toBe(created.body.data.created_at);
   });
 
-  it('a database of an earlier version gets busy_mode_updated_at filled in by its migration', () => {
-    const db = new Database(':memory:');
-    for (const m of MIGRATIONS.slice(0, 4)) db.exec(m);
-    db.pragma('user_version = 4');
-    db.exec(
-      "INSERT INTO businesses (title, address, logo, created_at) VALUES ('B', '', '', '2024-01-01T00:00:00.000Z')",
-    );
-    db.prepare(
-      "INSERT INTO branches (business_id, fields, visibilities, record, created_at, updated_at) VALUES (1, '{}', '{}', ?, ?, ?)",
-    ).run(
-      JSON.stringify({ id: 1, busy_mode_updated_at: null }),
-      '2024-01-02T00:00:00.000Z',
-      '2024-01-03T00:00:00.000Z',
-    );
-    migrate(db);
-    const row = db.prepare('SELECT busy_mode_updated_at, record FROM branches').get() as {
-      busy_mode_updated_at: string;
-      record: string;
-    };
-    expect(row.busy_mode_updated_at).toBe('2024-01-02T00:00:00.000Z');
-    expect(JSON.parse(row.record).busy_mode_updated_at).toBe('2024-01-02T00:00:00.000Z');
-    db.close();
-  });
+  // SQLite's migration 5 (PostgreSQL's schema starts with the column filled): a SQLite file's history.
+  it.skipIf(testBackend() === 'postgres')(
+    'a database of an earlier version gets busy_mode_updated_at filled in by its migration',
+    () => {
+      const db = new Database(':memory:');
+      for (const m of MIGRATIONS.slice(0, 4)) db.exec(m);
+      db.pragma('user_version = 4');
+      db.exec(
+        "INSERT INTO businesses (title, address, logo, created_at) VALUES ('B', '', '', '2024-01-01T00:00:00.000Z')",
+      );
+      db.prepare(
+        "INSERT INTO branches (business_id, fields, visibilities, record, created_at, updated_at) VALUES (1, '{}', '{}', ?, ?, ?)",
+      ).run(
+        JSON.stringify({ id: 1, busy_mode_updated_at: null }),
+        '2024-01-02T00:00:00.000Z',
+        '2024-01-03T00:00:00.000Z',
+      );
+      migrate(db);
+      const row = db.prepare('SELECT busy_mode_updated_at, record FROM branches').get() as {
+        busy_mode_updated_at: string;
+        record: string;
+      };
+      expect(row.busy_mode_updated_at).toBe('2024-01-02T00:00:00.000Z');
+      expect(JSON.parse(row.record).busy_mode_updated_at).toBe('2024-01-02T00:00:00.000Z');
+      db.close();
+    },
+  );
 
   it('busy_mode_updated_at moves when is_busy changes', async () => {
     const before = (await call(s, 'GET', '/v1/partner/branches/2')).body.data;

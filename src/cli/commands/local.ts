@@ -11,9 +11,14 @@ export interface LocalStartOptions {
   port?: number;
   host?: string;
   data?: string;
+  /** --database (or $PARTNER_DATABASE_URL): PostgreSQL instead of the data dir's SQLite file. */
+  database?: string;
   seed?: 'demo' | 'none';
   retrySchedule?: string;
   durability?: 'normal' | 'full';
+  /** --seal-key-file, --operator-token-file: shared configuration (docs/deploy.md). */
+  sealKeyFile?: string;
+  operatorTokenFile?: string;
   /** --inspect: the inspect page beside the server (docs/inspect.md). */
   inspect?: { port: unknown; open: boolean; insecure: boolean };
 }
@@ -29,18 +34,6 @@ export interface LocalIo {
 }
 
 declare const __PARTNER_VERSION__: string | undefined;
-
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** `10s,1m,5m` → milliseconds; throws a message naming the flag on bad input. */
-export function parseRetrySchedule(text: string): number[] {
-  const parts = text.split(',').map((p) => p.trim());
-  return parts.map((p) => {
-    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(p);
-    if (!m) throw new Error(`--retry-schedule: "${p}" is not a duration such as 500ms, 10s, 5m or 2h`);
-    return Math.round(Number(m[1]) * UNITS[m[2]!]!);
-  });
-}
 
 /**
  * How to type the CLI in another terminal: `partner` when the first `partner` on PATH is this very
@@ -74,12 +67,25 @@ export function cliCommand(env: NodeJS.ProcessEnv, script: string | undefined): 
  * like every other error).
  */
 export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promise<number> {
+  // Shared configuration (the environment and secret files every instance is given) is read and
+  // checked before anything is opened: a mistake is a usage error naming the variable or flag.
+  const { readSharedConfig, parseRetrySchedule } = await import('../../server/config.js');
+  let shared: Awaited<ReturnType<typeof readSharedConfig>>;
   let retrySchedule: number[] | undefined;
   try {
-    retrySchedule = opts.retrySchedule ? parseRetrySchedule(opts.retrySchedule) : undefined;
+    shared = readSharedConfig(io.env, {
+      sealKeyFile: opts.sealKeyFile,
+      operatorTokenFile: opts.operatorTokenFile,
+    });
+    retrySchedule = opts.retrySchedule ? parseRetrySchedule(opts.retrySchedule) : shared.retrySchedule;
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+  const database = opts.database ?? (io.env.PARTNER_DATABASE_URL || undefined);
+  if (database !== undefined && !/^postgres(ql)?:\/\//i.test(database))
+    throw new UsageError(
+      `${opts.database === undefined ? 'PARTNER_DATABASE_URL' : '--database'} must be a postgres:// or postgresql:// URL`,
+    );
   const inspectPort = opts.inspect
     ? (await import('../inspect/command.js')).inspectPort(opts.inspect.port, '--inspect-port')
     : 0;
@@ -102,15 +108,20 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
     const { startServer } = await import('../../server/index.js');
     server = await startServer({
       dataDir,
+      ...(database === undefined ? {} : { database }),
       host: opts.host ?? '127.0.0.1',
       port: opts.port ?? 8787,
       seed: opts.seed ?? 'none',
       durability: opts.durability ?? 'normal',
       version: typeof __PARTNER_VERSION__ === 'string' ? __PARTNER_VERSION__ : '0.0.0',
       ...(retrySchedule ? { retrySchedule } : {}),
+      ...(shared.sealKey ? { sealKey: shared.sealKey } : {}),
+      ...(shared.operatorToken ? { operatorToken: shared.operatorToken } : {}),
     });
   } catch (err) {
     lock.release();
+    // By name: the bundle may hold the server's copy of the class apart from this one.
+    if ((err as Error).name === 'ConfigError') throw new UsageError((err as Error).message);
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE')
       throw new UsageError(
@@ -122,6 +133,8 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
 
   const profiles = openProfiles({ ...(io.configDir ? { configDir: io.configDir } : {}), env: io.env });
   const out: string[] = [`partner local server listening on ${server.baseUrl}`, `  data:     ${dataDir}`];
+  // Its password is never printed.
+  if (database) out.push(`  database: ${database.replace(/^([a-z]+:\/\/[^:/@]*:)[^@]*@/i, '$1***@')}`);
   const [first, ...others] = server.seeded;
   if (first) {
     profiles.save(

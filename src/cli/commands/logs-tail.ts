@@ -1,6 +1,6 @@
 import { Chalk } from 'chalk';
 import type { PartnerClient } from '../../client/client.js';
-import { newAgent } from '../../client/transport.js';
+import { newAgent } from '../../client/undici-transport.js';
 import { type Ctx, routesOf } from '../context.js';
 import { EXIT, Exit, UsageError } from '../errors.js';
 import { sleepOrWake, stopper } from '../flows/orders-watch-time.js';

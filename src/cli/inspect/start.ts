@@ -1,5 +1,5 @@
 import type { ClientOptions, PartnerClient } from '../../client/client.js';
-import { newAgent } from '../../client/transport.js';
+import { newAgent } from '../../client/undici-transport.js';
 import { routesOf } from '../context.js';
 import { MANIFEST } from '../manifest/data.js';
 import { loadAssets } from './assets.js';

@@ -1,0 +1,98 @@
+// Issue 13: PostgreSQL mode, authenticated GET /v1/partner/branches (20 rows) on one instance
+// against the floor: raw node:http running one query of the same client (`pg`) on the same
+// database per request (the page of branches), answering the same bytes. Target: ratio ≥ 0.5.
+import os from 'node:os';
+import { basic } from '../lib/server.mjs';
+import { startCluster, startPgFloor, startPgPartner } from '../lib/pg.mjs';
+import { fmt, load, median } from '../lib/stats.mjs';
+
+export const title = 'PostgreSQL: GET /v1/partner/branches (20 rows) vs raw node:http + one pg query';
+
+const RUNS = 5;
+const DURATION = 3;
+
+/** Enough branches for a full page of 20 (the demo seed has a few). */
+export async function seedBranches(baseUrl, credential, n = 20) {
+  const week = Object.fromEntries(
+    ['0', '1', '2', '3', '4', '5', '6'].map((d) => [d, { slots: [{ startTime: 800, endTime: 2200 }] }]),
+  );
+  for (let i = 0; i < n; i++) {
+    const r = await fetch(`${baseUrl}/v1/partner/branches`, {
+      method: 'POST',
+      headers: {
+        authorization: basic(credential),
+        'content-type': 'application/json',
+        'idempotency-key': `bench-branch-${i}`,
+      },
+      body: JSON.stringify({
+        title: `Bench branch ${i}`,
+        brand_ids: [1],
+        country_id: 1,
+        city_id: 101,
+        currency_id: 1,
+        available_times: week,
+        phone: '+6281234567890',
+      }),
+    });
+    if (r.status !== 201) throw new Error(`seeding branch: ${r.status} ${await r.text()}`);
+  }
+}
+
+export async function run({ log }) {
+  const loadBefore = os.loadavg()[0];
+  const cluster = await startCluster({ core: 0 });
+  const database = await cluster.database('bench_branches');
+  const partner = await startPgPartner({ database, core: 0, seed: true });
+  const { baseUrl, credential } = partner.info;
+  let floor;
+  const rawRuns = [];
+  const partnerRuns = [];
+  let sample;
+  try {
+    await seedBranches(baseUrl, credential);
+    const url = `${baseUrl}/v1/partner/branches?page=1&size=20`;
+    const headers = { authorization: basic(credential) };
+    sample = await (await fetch(url, { headers })).text();
+    if (JSON.parse(sample).data.results.length !== 20) throw new Error('expected 20 branches');
+    floor = await startPgFloor({
+      database,
+      core: 0,
+      sql: 'SELECT id, record FROM branches WHERE business_id = $1 AND deleted_at IS NULL ORDER BY id LIMIT 20',
+      params: `() => [${credential.business_id}]`,
+      answer: `(rows) => { if (rows.length !== 20) throw new Error('rows'); return ${JSON.stringify(sample)}; }`,
+    });
+    await load({ url: floor.info.url, duration: 1 }); // warm-up
+    await load({ url, headers, duration: 1 });
+    for (let i = 0; i < RUNS; i++) {
+      rawRuns.push(await load({ url: floor.info.url, duration: DURATION }));
+      partnerRuns.push(await load({ url, headers, duration: DURATION }));
+      log(
+        `run ${i + 1}: floor ${fmt(rawRuns[i].rps)} req/s p99 ${rawRuns[i].p99} ms · partner ${fmt(partnerRuns[i].rps)} req/s p99 ${partnerRuns[i].p99} ms (non-2xx ${partnerRuns[i].non2xx})`,
+      );
+    }
+  } finally {
+    await floor?.close();
+    await partner.close();
+    cluster.stop();
+  }
+  const rawRps = median(rawRuns.map((r) => r.rps));
+  const rps = median(partnerRuns.map((r) => r.rps));
+  const ratio = rps / rawRps;
+  const bad =
+    partnerRuns.reduce((n, r) => n + r.non2xx + r.errors, 0) +
+    rawRuns.reduce((n, r) => n + r.non2xx + r.errors, 0);
+  return [
+    `${cluster.version}, a throw-away cluster with default durability. Per partner request: auth (the credential row read from PostgreSQL each request, so revocation holds on every instance), the shared rate-limit bucket (one UPDATE), and the page read; the floor runs one query (the same page of branches) on a \`pg\` pool of the same size (10) and answers the same ${fmt(Buffer.byteLength(sample))} bytes. 50 connections, ${RUNS} × ${DURATION} s each; servers and PostgreSQL pinned to core 0, load on core 1; medians.`,
+    '',
+    '| | req/s | p99 ms |',
+    '|---|---:|---:|',
+    `| raw node:http + one pg query (floor) | ${fmt(rawRps)} | ${median(rawRuns.map((r) => r.p99))} |`,
+    `| partner GET /branches on PostgreSQL | ${fmt(rps)} | ${median(partnerRuns.map((r) => r.p99))} |`,
+    '',
+    `**ratio ${fmt(ratio, 2)}** (target ≥ 0.5) · non-2xx/errors: ${bad}`,
+    '',
+    `Per-run ratios (floor and partner back to back): ${rawRuns.map((r, i) => fmt(partnerRuns[i].rps / r.rps, 2)).join(', ')}.`,
+    '',
+    `Machine load (1-min load average, other work on the machine included): ${fmt(loadBefore, 2)} before, ${fmt(os.loadavg()[0], 2)} after.`,
+  ];
+}

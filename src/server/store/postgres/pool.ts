@@ -1,0 +1,47 @@
+import pg from 'pg';
+
+// How values come back from PostgreSQL, for every connection of the store:
+// - bigint (ids, counts, clock milliseconds) as a JS number: ids and clock values stay far below
+//   2^53, and the API shows them as numbers;
+// - timestamptz as the ISO 8601 text the SQLite store keeps and the wire shows (UTC, ms);
+// - json as its text, untouched: order records, payloads and stored answers are sent byte for
+//   byte as they were written (jsonb, used for data the server reads, is parsed as usual).
+const base = pg.types;
+const parseTimestamptz = base.getTypeParser(base.builtins.TIMESTAMPTZ, 'text') as (v: string) => Date;
+const OVERRIDES: Record<number, (v: string) => unknown> = {
+  [base.builtins.INT8]: (v) => Number(v),
+  [base.builtins.TIMESTAMPTZ]: (v) => parseTimestamptz(v).toISOString(),
+  [base.builtins.JSON]: (v) => v,
+};
+
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    return OVERRIDES[oid] ?? base.getTypeParser(oid, format ?? 'text');
+  },
+} as pg.CustomTypesConfig;
+
+export interface PgPoolOptions {
+  /** Connections in the pool (default 10): units that run at once on this instance. */
+  max?: number;
+}
+
+export function openPool(url: string, opts: PgPoolOptions = {}): pg.Pool {
+  return new pg.Pool({
+    connectionString: url,
+    max: opts.max ?? 10,
+    types,
+    // Timestamps are written as ISO text with an offset; UTC keeps anything read as text in UTC too.
+    options: '-c TimeZone=UTC',
+    application_name: 'partner',
+  });
+}
+
+/** A fresh connection outside the pool (the LISTEN connection). */
+export function openClient(url: string): pg.Client {
+  return new pg.Client({
+    connectionString: url,
+    types,
+    options: '-c TimeZone=UTC',
+    application_name: 'partner',
+  });
+}

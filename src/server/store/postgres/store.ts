@@ -1,0 +1,209 @@
+import type { Client, Pool } from 'pg';
+import type { Store, UnitFn } from '../store.js';
+import { PgClaims } from './idempotency-repo.js';
+import { migrate } from './migrations.js';
+import { openClient, openPool, type PgPoolOptions } from './pool.js';
+import { PgRateLimits } from './rate-limits-repo.js';
+import { type PgShared, PgTx, PgUnitError, type PgUnitMode } from './tx.js';
+
+export const OUTBOX_CHANNEL = 'partner_outbox';
+
+/** Deadlock and serialization failure: the unit lost a race and is run again from the start. */
+const RETRYABLE = new Set(['40P01', '40001']);
+const MAX_RETRIES = 3;
+
+export interface PgStoreOptions extends PgPoolOptions {
+  /** Told about errors of the notification listener (it reconnects by itself). */
+  logErrors?: (err: unknown) => void;
+  /** Concurrent deliveries to one URL across every instance (the dispatcher's per-URL bound). */
+  deliveryPerUrl?: number;
+}
+
+/**
+ * The shared backend: N instances on one PostgreSQL database are one service.
+ *
+ * A unit of work is one pooled connection inside BEGIN … COMMIT, READ COMMITTED: what must not
+ * interleave takes a row lock (`SELECT … FOR UPDATE` on the order a transition changes), so a
+ * unit never has to be re-run for having read something stale. Deadlocks (and serialization
+ * failures, should a statement raise one) are retried a bounded number of times: a unit awaits
+ * nothing but the store, so running it again has no other effect. `write` resolves after COMMIT
+ * has returned: a 2xx still means committed. Read units run in a READ ONLY REPEATABLE READ
+ * transaction, so every statement of one sees the same snapshot.
+ *
+ * Commit hooks (the dispatcher's wake-up) fire after this instance's own commits that wrote, and
+ * on `partner_outbox` notifications: the outbox insert calls pg_notify inside the writing
+ * transaction, so every instance hears of an event once it is committed.
+ */
+export class PgStore implements Store {
+  readonly claims: PgClaims;
+  readonly rateLimits: PgRateLimits;
+  private readonly hooks = new Set<() => void>();
+  private readonly rollbacks = new Set<() => void>();
+  private readonly shared: PgShared;
+  private listener: Client | undefined;
+  private listening = false;
+  private reconnect: NodeJS.Timeout | undefined;
+  private active = 0;
+  private idle: (() => void)[] = [];
+  private closed = false;
+
+  private constructor(
+    readonly pool: Pool,
+    private readonly url: string,
+    private readonly opts: PgStoreOptions,
+  ) {
+    this.claims = new PgClaims(pool);
+    this.rateLimits = new PgRateLimits(pool);
+    this.shared = { deliveryPerUrl: opts.deliveryPerUrl ?? 4 };
+    // An idle pooled connection that fails (the server restarted) is dropped by the pool; without
+    // a listener its error would be thrown at the process.
+    pool.on('error', (err) => opts.logErrors?.(err));
+  }
+
+  /** Connects, migrates (under an advisory lock: concurrent starts are safe) and listens. */
+  static async open(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
+    const pool = openPool(url, opts);
+    try {
+      await migrate(pool);
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      throw err;
+    }
+    const store = new PgStore(pool, url, opts);
+    try {
+      await store.listen(true);
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      throw err;
+    }
+    return store;
+  }
+
+  read<T>(fn: UnitFn<T>): Promise<T> {
+    return this.run('read', fn);
+  }
+
+  write<T>(fn: UnitFn<T>): Promise<T> {
+    return this.run('write', fn);
+  }
+
+  /**
+   * A read of exactly one statement, outside any transaction: one round trip where a read unit
+   * takes three (BEGIN, the statement, COMMIT). A single statement sees one snapshot of committed
+   * data by itself; `fn` running a second statement fails. For the per-request credential check.
+   */
+  peek<T>(fn: UnitFn<T>): Promise<T> {
+    return this.run('peek', fn);
+  }
+
+  onCommit(fn: () => void): () => void {
+    this.hooks.add(fn);
+    return () => this.hooks.delete(fn);
+  }
+
+  /** `fn` runs after a write unit that wrote was rolled back (caches built from its writes go). */
+  onRollback(fn: () => void): () => void {
+    this.rollbacks.add(fn);
+    return () => this.rollbacks.delete(fn);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnect);
+    while (this.active > 0) await new Promise<void>((r) => this.idle.push(r));
+    const l = this.listener;
+    this.listener = undefined;
+    await l?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+
+  private async run<T>(mode: PgUnitMode, fn: UnitFn<T>): Promise<T> {
+    if (this.closed) throw new PgUnitError('the store is closed');
+    this.active++;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await this.once(mode, fn);
+        } catch (err) {
+          const code = (err as { code?: string }).code;
+          if (attempt < MAX_RETRIES && code !== undefined && RETRYABLE.has(code)) continue;
+          throw err;
+        }
+      }
+    } finally {
+      if (--this.active === 0) for (const r of this.idle.splice(0)) r();
+    }
+  }
+
+  private async once<T>(mode: PgUnitMode, fn: UnitFn<T>): Promise<T> {
+    const client = await this.pool.connect();
+    const tx = new PgTx(client, mode, this.shared);
+    let broken: Error | undefined;
+    try {
+      if (mode !== 'peek')
+        await client.query(mode === 'write' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      let value: T;
+      try {
+        value = await fn(tx);
+      } catch (err) {
+        tx.state = 'done';
+        if (mode !== 'peek')
+          await client.query('ROLLBACK').catch((e: Error) => {
+            broken = e;
+          });
+        if (tx.wrote) for (const f of this.rollbacks) f();
+        throw err;
+      }
+      tx.state = 'done';
+      if (mode === 'peek') return value;
+      try {
+        await client.query('COMMIT');
+      } catch (err) {
+        // The connection may be gone with the transaction's outcome unknown: never reuse it.
+        broken = err as Error;
+        if (tx.wrote) for (const f of this.rollbacks) f();
+        throw err;
+      }
+      if (tx.wrote) this.fire();
+      return value;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private fire(): void {
+    for (const fn of this.hooks) fn();
+  }
+
+  /** LISTEN on a connection of its own; on loss, reconnects and fires the hooks (events may have been missed). */
+  private async listen(first = false): Promise<void> {
+    if (this.closed || this.listening) return;
+    this.listening = true;
+    const client = openClient(this.url);
+    const retry = (err: unknown) => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      this.listening = false;
+      void client.end().catch(() => undefined);
+      if (this.closed) return;
+      this.opts.logErrors?.(err);
+      this.reconnect = setTimeout(() => void this.listen().catch(() => undefined), 1_000);
+      this.reconnect.unref();
+    };
+    this.listener = client;
+    client.on('error', retry);
+    client.on('end', () => retry(new Error('notification connection ended')));
+    client.on('notification', () => this.fire());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      this.fire();
+    } catch (err) {
+      if (!first) return retry(err);
+      this.listener = undefined;
+      this.listening = false;
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+  }
+}

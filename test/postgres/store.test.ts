@@ -1,0 +1,311 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PgStore } from '../../src/server/store/postgres/store.js';
+import { MIGRATIONS } from '../../src/server/store/postgres/migrations.js';
+import { createTestDatabase, type TestDatabase, withDatabase } from '../helpers/pg-databases.js';
+import { inject } from 'vitest';
+
+// The PostgreSQL unit of work and the shared rules, below HTTP: two stores on one database stand
+// for two instances.
+
+let db: TestDatabase;
+let a: PgStore;
+let b: PgStore;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  a = await PgStore.open(db.url);
+  b = await PgStore.open(db.url);
+});
+
+afterAll(async () => {
+  await a?.close();
+  await b?.close();
+  await db?.drop();
+});
+
+async function business(store: PgStore, title: string): Promise<number> {
+  return (await store.write((tx) => tx.businesses.create({ title, address: '', logo: '' }, Date.now()))).id;
+}
+
+describe('PostgreSQL unit of work', () => {
+  it('commits a write and shows it to another instance; a thrown unit leaves nothing', async () => {
+    const id = await business(a, 'Committed');
+    expect(await b.read((tx) => tx.businesses.get(id))).toMatchObject({ id, title: 'Committed' });
+    await expect(
+      a.write(async (tx) => {
+        await tx.businesses.create({ title: 'Rolled back', address: '', logo: '' }, Date.now());
+        throw new Error('no');
+      }),
+    ).rejects.toThrow('no');
+    const titles = (await b.read((tx) => tx.businesses.list())).map((x) => x.title);
+    expect(titles).toContain('Committed');
+    expect(titles).not.toContain('Rolled back');
+  });
+
+  it('rolls back only the failed attempt() (a savepoint) and commits the rest', async () => {
+    await a.write(async (tx) => {
+      await tx.businesses.create({ title: 'Kept', address: '', logo: '' }, Date.now());
+      await expect(
+        tx.attempt(async () => {
+          await tx.businesses.create({ title: 'Attempted', address: '', logo: '' }, Date.now());
+          throw new Error('part fails');
+        }),
+      ).rejects.toThrow('part fails');
+    });
+    const titles = (await a.read((tx) => tx.businesses.list())).map((x) => x.title);
+    expect(titles).toContain('Kept');
+    expect(titles).not.toContain('Attempted');
+  });
+
+  it('refuses a handle used after its unit, and a write from a read unit', async () => {
+    let kept: Parameters<Parameters<PgStore['read']>[0]>[0] | undefined;
+    await a.read(async (tx) => {
+      kept = tx;
+    });
+    await expect(kept!.businesses.list()).rejects.toThrow(/has ended/);
+    await expect(
+      a.read((tx) => tx.businesses.create({ title: 'x', address: '', logo: '' }, Date.now())),
+    ).rejects.toThrow(/read unit cannot write/);
+  });
+
+  it('peeks with one statement outside a transaction, and refuses a second one or a write', async () => {
+    const id = await business(a, 'Peeked');
+    expect(await b.peek((tx) => tx.businesses.get(id))).toMatchObject({ id, title: 'Peeked' });
+    await expect(
+      b.peek(async (tx) => {
+        await tx.businesses.get(id);
+        return tx.businesses.list();
+      }),
+    ).rejects.toThrow(/one statement/);
+    await expect(
+      b.peek((tx) => tx.businesses.create({ title: 'x', address: '', logo: '' }, Date.now())),
+    ).rejects.toThrow(/cannot write/);
+    // The connection went back to the pool clean: a unit after it works.
+    expect(await b.read((tx) => tx.businesses.get(id))).toMatchObject({ id });
+  });
+
+  it('never hands an id out twice, even after a rollback', async () => {
+    const first = await business(a, 'one');
+    await a
+      .write(async (tx) => {
+        await tx.businesses.create({ title: 'lost', address: '', logo: '' }, Date.now());
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    const second = await business(b, 'two');
+    expect(second).toBeGreaterThan(first + 1);
+  });
+
+  it('wakes every instance on an outbox event (NOTIFY at commit), not on a rolled-back one', async () => {
+    const bizId = await business(a, 'Events');
+    let woken = 0;
+    const off = b.onCommit(() => woken++);
+    try {
+      await a
+        .write(async (tx) => {
+          await tx.tenant(bizId).outbox.enqueue({
+            type: 'service.order.status.updated',
+            brandId: 1,
+            branchId: 1,
+            orders: ['{}'],
+            now: Date.now(),
+          });
+          throw new Error('roll back');
+        })
+        .catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(woken).toBe(0);
+      await a.write((tx) =>
+        tx.tenant(bizId).outbox.enqueue({
+          type: 'service.order.status.updated',
+          brandId: 1,
+          branchId: 1,
+          orders: ['{}'],
+          now: Date.now(),
+        }),
+      );
+      for (let i = 0; i < 100 && woken === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(woken).toBeGreaterThan(0);
+    } finally {
+      off();
+    }
+  });
+
+  it('keeps json payloads byte for byte and shows timestamps as ISO text', async () => {
+    const bizId = await business(a, 'Bytes');
+    const order = '{"b":1,  "a":[2, 3],"z":"é"}';
+    const id = await a.write((tx) =>
+      tx.tenant(bizId).outbox.enqueue({
+        type: 'service.order.status.updated',
+        brandId: 1,
+        branchId: 2,
+        orders: [order],
+        now: Date.UTC(2026, 0, 2, 3, 4, 5, 678),
+      }),
+    );
+    const event = await b.read((tx) => tx.outbox.get(id));
+    expect(event!.payload).toBe(`{"brand_id":1,"branch_id":2,"orders":[${order}]}`);
+    expect(event!.created_at).toBe('2026-01-02T03:04:05.678Z');
+    const biz = await b.read((tx) => tx.businesses.get(bizId));
+    expect(biz!.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+});
+
+describe('PostgreSQL migrations', () => {
+  it('migrates an empty database once when several instances start at the same moment', async () => {
+    const name = `partner_t_${process.pid}_mig${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: inject('pgAdminUrl') });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${name}`);
+      const url = withDatabase(inject('pgAdminUrl'), name);
+      const stores = await Promise.all([1, 2, 3, 4].map(() => PgStore.open(url)));
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        const { rows } = await c.query('SELECT version FROM schema_migrations ORDER BY version');
+        expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+      } finally {
+        await c.end();
+      }
+      await Promise.all(stores.map((st) => st.close()));
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+
+  it('refuses a database migrated by a newer partner', async () => {
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      await c.query('INSERT INTO schema_migrations (version) VALUES ($1)', [MIGRATIONS.length + 1]);
+      await expect(PgStore.open(db.url)).rejects.toThrow(/newer than this partner/);
+    } finally {
+      await c.query('DELETE FROM schema_migrations WHERE version = $1', [MIGRATIONS.length + 1]);
+      await c.end();
+    }
+  });
+
+  it('records the applied version, and a second start has nothing to do', async () => {
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      const { rows } = await c.query('SELECT version FROM schema_migrations ORDER BY version');
+      expect(rows.map((r) => r.version)).toEqual([1]);
+    } finally {
+      await c.end();
+    }
+  });
+});
+
+describe('shared rules across instances', () => {
+  it('spends one exact rate budget per credential across instances (limit, then refill)', async () => {
+    const key = `k-${Math.random()}`;
+    const t0 = 1_000_000;
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).rateLimits.take(key, 10, t0)),
+    );
+    expect(results.filter((r) => r.allowed)).toHaveLength(10);
+    expect(results.filter((r) => !r.allowed).every((r) => r.retryAfter >= 1)).toBe(true);
+    // 10 per minute: one token back after 6 s, on whichever instance asks.
+    expect((await a.rateLimits.take(key, 10, t0 + 5_999)).allowed).toBe(false);
+    const back = await b.rateLimits.take(key, 10, t0 + 6_000);
+    expect(back).toMatchObject({ allowed: true, remaining: 0 });
+    await a.rateLimits.reset(key);
+    expect(await b.rateLimits.take(key, 10, t0 + 6_000)).toMatchObject({ allowed: true, remaining: 9 });
+  });
+
+  it('lets one instance hold an Idempotency-Key claim; a lapsed claim is taken over', async () => {
+    const now = 2_000_000;
+    expect(await a.claims.begin('cred', 'key-1', now)).toEqual({ kind: 'claimed', recheck: true });
+    expect(await b.claims.begin('cred', 'key-1', now)).toEqual({ kind: 'in_flight' });
+    await a.claims.release('cred', 'key-1');
+    expect(await b.claims.begin('cred', 'key-1', now)).toEqual({ kind: 'claimed', recheck: true });
+    // b dies holding it: after the lease anyone may claim again; b's late release frees nothing.
+    expect(await a.claims.begin('cred', 'key-1', now + 60_001)).toEqual({ kind: 'claimed', recheck: true });
+    await b.claims.release('cred', 'key-1');
+    expect(await b.claims.begin('cred', 'key-1', now + 60_002)).toEqual({ kind: 'in_flight' });
+  });
+
+  it('a release that cannot reach the database does not throw: the claim lapses with its lease', async () => {
+    const c = await PgStore.open(db.url);
+    expect(await c.claims.begin('cred', 'key-3', 4_000_000)).toEqual({ kind: 'claimed', recheck: true });
+    await c.close();
+    await expect(c.claims.release('cred', 'key-3')).resolves.toBeUndefined();
+    expect(await a.claims.begin('cred', 'key-3', 4_000_000)).toEqual({ kind: 'in_flight' });
+    expect(await a.claims.begin('cred', 'key-3', 4_060_001)).toEqual({ kind: 'claimed', recheck: true });
+  });
+
+  it('refuses to commit a second execution of one key (a fresh stored answer wins)', async () => {
+    const answer = {
+      fingerprint: 'f',
+      status: 201,
+      isError: false,
+      payload: '{"x":1}',
+      createdAt: 3_000_000,
+    };
+    await a.write((tx) => tx.idempotency.put('cred', 'key-2', answer));
+    await expect(
+      b.write((tx) => tx.idempotency.put('cred', 'key-2', { ...answer, payload: '{"x":2}' })),
+    ).rejects.toThrow(/answered by another execution/);
+    expect(await b.claims.begin('cred', 'key-2', 3_000_001)).toEqual({ kind: 'stored', answer });
+  });
+
+  it('claims each delivery on one instance only, within the per-URL bound across instances', async () => {
+    const bizId = await business(a, 'Deliveries');
+    const now = 5_000_000;
+    await a.write(async (tx) => {
+      const eventId = await tx.tenant(bizId).outbox.enqueue({
+        type: 'service.order.status.updated',
+        brandId: 1,
+        branchId: 1,
+        orders: ['{}'],
+        now,
+      });
+      const [ev] = await tx.outbox.unfanned(1000).then((r) => r.filter((e) => e.id === eventId));
+      for (let i = 0; i < 10; i++)
+        await tx.deliveries.insert(
+          {
+            event_seq: ev!.seq,
+            event_id: eventId,
+            event_type: ev!.type,
+            business_id: bizId,
+            webhook_id: 1,
+            url: 'http://127.0.0.1:9/slow',
+            payload: '{}',
+            batched_event_ids: [],
+          },
+          now,
+        );
+      await tx.outbox.markFanned(ev!.seq, null, now);
+    });
+    // Both instances look at once, each wanting as many as it can get.
+    const look = (s: PgStore, owner: string) =>
+      s.write(async (tx) => {
+        const due = await tx.deliveries.due(now, 100);
+        const got = [];
+        for (const d of due) {
+          const c = await tx.deliveries.claim(d.id, owner, now + 30_000, now);
+          if (c) got.push(c.id);
+        }
+        return got;
+      });
+    const [x, y] = await Promise.all([look(a, '1:a'), look(b, '2:b')]);
+    const all = [...x, ...y];
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.length).toBe(4);
+    // A dead instance's leases are taken over once they run out, still within the bound.
+    const later = await look(b, '2:b').then(() =>
+      b.write(async (tx) => {
+        const due = await tx.deliveries.due(now + 30_001, 100);
+        const got = [];
+        for (const d of due)
+          if (await tx.deliveries.claim(d.id, '2:b', now + 60_000, now + 30_001)) got.push(d.id);
+        return got;
+      }),
+    );
+    expect(later).toHaveLength(4);
+  });
+});
