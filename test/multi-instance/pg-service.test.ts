@@ -108,6 +108,34 @@ describe('idempotency across instances', () => {
       expect(sameBytes(replay.text)).toBe(sameBytes(done.text));
     }
   });
+
+  it('a status change, kept as a reference to its event, replays its first bytes on every instance after the order moved on', async () => {
+    const branches = (await s.partner(s.next(), 'GET', '/v1/partner/branches')).json.data as {
+      results: { id: number; brand_ids: number[] }[];
+    };
+    const made = await s.operator(s.urls[0]!, 'POST', '/v1/operator/orders', {
+      business_id: s.credential.businessId,
+      brand_id: branches.results[0]!.brand_ids[0],
+      branch_id: branches.results[0]!.id,
+    });
+    expect(made.status).toBe(201);
+    const body = { id: (made.json.data as { id: number }).id, status: 'ACCEPTED', platform: 'enterprise' };
+    const key = `mi-status-${Date.now()}`;
+    const first = await s.partner(s.urls[0]!, 'PATCH', '/v1/partner/orders/status', { body, key });
+    expect(first.status).toBe(200);
+    const later = await s.partner(s.urls[1]!, 'PATCH', '/v1/partner/orders/status', {
+      body: { ...body, status: 'READY' },
+      key: `${key}-later`,
+    });
+    expect((later.json.data as { status: number }).status).toBe(4);
+    for (const u of s.urls) {
+      const again = await s.partner(u, 'PATCH', '/v1/partner/orders/status', { body, key });
+      expect(again.status).toBe(200);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(sameBytes(again.text)).toBe(sameBytes(first.text));
+      expect((again.json.data as { status: number }).status).toBe(2);
+    }
+  });
 });
 
 describe('rate limits across instances', () => {

@@ -105,3 +105,15 @@ export function seqOfEventId(id: string): number | undefined {
 export function eventPayload(brandId: number, branchId: number, orders: readonly string[]): string {
   return `{"brand_id":${brandId},"branch_id":${branchId},"orders":[${orders.join(',')}]}`;
 }
+
+const ORDERS = '"orders":[';
+
+/**
+ * The orders of an event payload as the text between `"orders":[` and the closing `]}` (for an
+ * event of one order: that order's bytes exactly, as eventPayload wrote them); undefined when the
+ * text is not of that form.
+ */
+export function ordersTextOf(payload: string): string | undefined {
+  const at = payload.indexOf(ORDERS);
+  return at < 0 || !payload.endsWith(']}') ? undefined : payload.slice(at + ORDERS.length, -2);
+}

@@ -1,6 +1,6 @@
 import { IDEMPOTENCY_TTL_MS, isFresh, type StoredResponse } from '../../domain/idempotency.js';
 import type { Begun, IdempotencyAnswers, IdempotencyClaims } from '../idempotency-repo.js';
-import { seqOfEventId } from '../outbox-repo.js';
+import { ordersTextOf, seqOfEventId } from '../outbox-repo.js';
 import type { Db } from './db.js';
 import { sql } from './statements.js';
 import type { SqliteTx } from './tx.js';
@@ -24,19 +24,11 @@ const SELECT = `SELECT k.fingerprint, k.status, k.is_error, k.payload, k.created
   FROM idempotency_keys k LEFT JOIN outbox_events e ON e.seq = k.event_seq
   WHERE k.credential_key = ? AND k.idem_key = ?`;
 
-const ORDERS = '"orders":[';
-
-/** The one order of an event payload `{"brand_id":…,"branch_id":…,"orders":[<order>]}` (eventPayload). */
-function onlyOrder(payload: string): string | undefined {
-  const at = payload.indexOf(ORDERS);
-  return at < 0 || !payload.endsWith(']}') ? undefined : payload.slice(at + ORDERS.length, -2);
-}
-
 function answerOf(r: Row | undefined): StoredResponse | undefined {
   if (!r) return undefined;
   let payload = r.payload;
   if (r.event_seq !== null) {
-    const order = r.event_payload === null ? undefined : onlyOrder(r.event_payload);
+    const order = r.event_payload === null ? undefined : ordersTextOf(r.event_payload);
     // Cannot happen while outbox rows are kept; if it did, the key is treated as unused rather
     // than replaying a wrong answer.
     if (order === undefined) return undefined;
@@ -98,7 +90,7 @@ export class SqliteIdempotencyAnswers implements IdempotencyAnswers {
               .select('SELECT payload FROM outbox_events WHERE seq = ? AND id = ?')
               .pluck()
               .get(n, s.event) as string | undefined);
-      if (n !== undefined && payload !== undefined && onlyOrder(payload) === s.payload) seq = n;
+      if (n !== undefined && payload !== undefined && ordersTextOf(payload) === s.payload) seq = n;
     }
     this.tx
       .change(
