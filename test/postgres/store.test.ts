@@ -28,6 +28,18 @@ async function business(store: PgStore, title: string): Promise<number> {
   return (await store.write((tx) => tx.businesses.create({ title, address: '', logo: '' }, Date.now()))).id;
 }
 
+/** A business with a registration receiving all its events (an event nobody receives is settled at write). */
+async function receivingBusiness(store: PgStore, title: string): Promise<number> {
+  const id = await business(store, title);
+  await store.write((tx) =>
+    tx.webhooks.insert(
+      { business_id: id, brand_id: null, branch_id: null, event: 'all', url: 'http://127.0.0.1:9/hook' },
+      Date.now(),
+    ),
+  );
+  return id;
+}
+
 describe('PostgreSQL unit of work', () => {
   it('commits a write and shows it to another instance; a thrown unit leaves nothing', async () => {
     const id = await business(a, 'Committed');
@@ -97,11 +109,22 @@ describe('PostgreSQL unit of work', () => {
     expect(second).toBeGreaterThan(first + 1);
   });
 
-  it('wakes every instance on an outbox event (NOTIFY at commit), not on a rolled-back one', async () => {
-    const bizId = await business(a, 'Events');
+  it('wakes every instance on an outbox event (NOTIFY at commit), not on a rolled-back one nor on one nobody receives', async () => {
+    const quiet = await business(a, 'No receiver');
+    const bizId = await receivingBusiness(a, 'Events');
     let woken = 0;
     const off = b.onCommit(() => woken++);
     try {
+      // Settled as it is written: no instance has anything to do for it.
+      await a.write((tx) =>
+        tx.tenant(quiet).outbox.enqueue({
+          type: 'service.order.status.updated',
+          brandId: 1,
+          branchId: 1,
+          orders: ['{}'],
+          now: Date.now(),
+        }),
+      );
       await a
         .write(async (tx) => {
           await tx.tenant(bizId).outbox.enqueue({
@@ -193,7 +216,7 @@ describe('PostgreSQL migrations', () => {
     await c.connect();
     try {
       const { rows } = await c.query('SELECT version FROM schema_migrations ORDER BY version');
-      expect(rows.map((r) => r.version)).toEqual([1]);
+      expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
     } finally {
       await c.end();
     }
@@ -254,7 +277,7 @@ describe('shared rules across instances', () => {
   });
 
   it('claims each delivery on one instance only, within the per-URL bound across instances', async () => {
-    const bizId = await business(a, 'Deliveries');
+    const bizId = await receivingBusiness(a, 'Deliveries');
     const now = 5_000_000;
     await a.write(async (tx) => {
       const eventId = await tx.tenant(bizId).outbox.enqueue({
