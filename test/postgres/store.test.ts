@@ -55,6 +55,34 @@ describe('PostgreSQL unit of work', () => {
     expect(titles).not.toContain('Rolled back');
   });
 
+  it("tells a unit it sees only committed data: another unit's uncommitted write is invisible to it", async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let written: () => void = () => undefined;
+    const wrote = new Promise<void>((r) => {
+      written = r;
+    });
+    const title = `Uncommitted ${Date.now()}`;
+    const writer = a.write(async (tx) => {
+      await tx.businesses.create({ title, address: '', logo: '' }, Date.now());
+      written();
+      await held;
+    });
+    await wrote;
+    const seen = await b.write(async (tx) => ({
+      flag: tx.readsCommittedOnly,
+      rows: (await tx.businesses.list()).filter((x) => x.title === title).length,
+    }));
+    release();
+    await writer;
+    expect(seen).toEqual({ flag: true, rows: 0 });
+    expect(
+      await b.read(async (tx) => (await tx.businesses.list()).filter((x) => x.title === title).length),
+    ).toBe(1);
+  });
+
   it('rolls back only the failed attempt() (a savepoint) and commits the rest', async () => {
     await a.write(async (tx) => {
       await tx.businesses.create({ title: 'Kept', address: '', logo: '' }, Date.now());
