@@ -359,4 +359,54 @@ describe('shared rules across instances', () => {
     );
     expect(later).toHaveLength(4);
   });
+
+  it("holds a claimant's wider window for a URL across instances: every instance's leases count against it", async () => {
+    const bizId = await receivingBusiness(a, 'Window');
+    const now = 7_000_000;
+    const url = 'http://127.0.0.1:9/fast';
+    await a.write(async (tx) => {
+      const eventId = await tx.tenant(bizId).outbox.enqueue({
+        type: 'service.order.status.updated',
+        brandId: 1,
+        branchId: 1,
+        orders: ['{}'],
+        now,
+      });
+      const [ev] = await tx.outbox.unfanned(1000).then((r) => r.filter((e) => e.id === eventId));
+      for (let i = 0; i < 20; i++)
+        await tx.deliveries.insert(
+          {
+            event_seq: ev!.seq,
+            event_id: eventId,
+            event_type: ev!.type,
+            business_id: bizId,
+            webhook_id: 1,
+            url,
+            payload: '{}',
+            batched_event_ids: [],
+          },
+          now,
+        );
+      await tx.outbox.markFanned(ev!.seq, null, now);
+    });
+    const look = (s: PgStore, owner: string, slots?: number) =>
+      s.write(async (tx) => {
+        const due = (await tx.deliveries.due(now, 100, 32)).filter((d) => d.url === url);
+        const got = [];
+        for (const d of due) {
+          const c = await tx.deliveries.claim(d.id, owner, now + 30_000, now, slots);
+          if (c) got.push(c.id);
+        }
+        return got;
+      });
+    const [x, y] = await Promise.all([look(a, '1:a', 8), look(b, '2:b', 8)]);
+    const all = [...x, ...y];
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.length).toBe(8);
+    // Eight in flight: an instance whose window is narrower (or the store's own 4) takes none.
+    expect(await look(b, '2:b', 4)).toEqual([]);
+    expect(await look(a, '1:a')).toEqual([]);
+    // A wider window takes only what the live leases leave of it.
+    expect(await look(a, '1:a', 10)).toHaveLength(2);
+  });
 });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Dispatcher } from '../../src/server/delivery/dispatcher.js';
 import { verify } from '../../src/webhooks/signature.js';
 import { sleep, startRecorder } from '../helpers/receiver.js';
+import { startCountingReceiver } from '../multi-instance/counting-receiver.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
 
 let cleanup: (() => Promise<void>)[] = [];
@@ -178,6 +179,33 @@ describe('webhook delivery', () => {
     const got = await rec.waitFor(1);
     expect(got[0]!.headers['x-partner-event-id']).toBe(eventId);
     expect(JSON.parse(got[0]!.body.toString()).orders[0]).toEqual(patched2.body.data);
+  });
+
+  it("widens a quick receiver's window past 4 deliveries at once during a burst, never past 32", async () => {
+    const s = await server();
+    const rec = await startCountingReceiver(30);
+    cleanup.push(() => rec.close());
+    await register(s, rec.url, { event: 'service.order.status.updated' });
+    const store = await storeOf(s);
+    const orders: number[] = [];
+    for (let i = 0; i < 120; i++) orders.push((await newOrder(s, store)).id);
+    const patched = await Promise.all(
+      orders.map((id) =>
+        call(s, 'PATCH', '/v1/partner/orders/status', {
+          body: { id, status: 'ACCEPTED', platform: 'enterprise' },
+        }),
+      ),
+    );
+    for (const p of patched) expect(p.status).toBe(200);
+    await rec.until(
+      () => orders.every((id) => rec.orderIds().has(id)),
+      15_000,
+      'every status event delivered',
+    );
+    expect([...rec.counts().values()].every((n) => n === 1)).toBe(true);
+    // Answers within 250 ms widen the window one slot each: more than the 4 a new URL starts with.
+    expect(rec.maxOpen()).toBeGreaterThan(4);
+    expect(rec.maxOpen()).toBeLessThanOrEqual(32);
   });
 
   it('does not follow redirects: a 3xx is a failed attempt', async () => {

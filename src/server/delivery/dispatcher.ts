@@ -257,15 +257,23 @@ export class Dispatcher {
   private async claim(tx: Tx, now: number): Promise<ClaimedDelivery[]> {
     const room = this.maxInFlight - this.total;
     if (room <= 0) return [];
-    const due = await tx.deliveries.due(now, room * 4);
+    const due = await tx.deliveries.due(now, room * 4, this.perFastUrl);
     const out: ClaimedDelivery[] = [];
     const taken = new Map<string, number>();
     for (const d of due) {
       if (out.length >= room) break;
       const busy = (this.inFlight.get(d.url) ?? 0) + (taken.get(d.url) ?? 0);
-      if (busy >= this.slotsOf(d.url)) continue; // a slow receiver waits its turn; others go on
-      const c = await tx.deliveries.claim(d.id, this.owner, now + LEASE_MS, now);
-      if (!c) continue;
+      const slots = this.slotsOf(d.url);
+      if (busy >= slots) continue; // a slow receiver waits its turn; others go on
+      // A store shared by several processes counts every process's leases on the URL against
+      // this window (and may refuse): the bound holds across instances.
+      const c = await tx.deliveries.claim(d.id, this.owner, now + LEASE_MS, now, slots);
+      if (!c) {
+        // Refused: the URL is full across instances (or another instance is judging it now);
+        // its other rows wait for the next look instead of being refused one by one.
+        taken.set(d.url, slots);
+        continue;
+      }
       taken.set(d.url, (taken.get(d.url) ?? 0) + 1);
       out.push(c);
     }
