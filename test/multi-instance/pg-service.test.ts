@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgStore } from '../../src/server/store/postgres/store.js';
 import { startCountingReceiver } from './counting-receiver.js';
@@ -84,13 +85,23 @@ describe('idempotency across instances', () => {
       res.on('end', () => answered({ status: res.statusCode ?? 0, text }));
     });
     req.write(body.slice(0, 5));
-    // The claim is taken when the headers arrive. Probe with an invalid body (bounded): while no
-    // claim exists it is a 400 that stores nothing; once instance 1 holds the key, it is 409.
-    let probe = await s.partner(s.urls[1]!, 'POST', '/v1/partner/brands', { body: {}, key });
-    for (let i = 0; i < 250 && probe.status !== 409; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      probe = await s.partner(s.urls[1]!, 'POST', '/v1/partner/brands', { body: {}, key });
+    // The claim is taken when the headers arrive: wait (bounded) for its row. Probing with the
+    // same key instead could take the key for a moment itself, and the slow request, arriving
+    // in that moment, would be the one answered in_flight.
+    const db = new pg.Client({ connectionString: s.db.url });
+    await db.connect();
+    try {
+      let held = 0;
+      for (let i = 0; i < 250 && held === 0; i++) {
+        held = (await db.query('SELECT 1 FROM idempotency_claims WHERE idem_key = $1', [key])).rowCount ?? 0;
+        if (held === 0) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(held).toBe(1);
+    } finally {
+      await db.end();
     }
+    // An invalid body is answered 409 too: the claim is judged before the body.
+    const probe = await s.partner(s.urls[1]!, 'POST', '/v1/partner/brands', { body: {}, key });
     expect(probe.status).toBe(409);
     const seen = await s.partner(s.urls[1]!, 'POST', '/v1/partner/brands', { body: JSON.parse(body), key });
     expect(seen.status).toBe(409);
