@@ -169,6 +169,8 @@ export class PgDeliveries implements DeliveriesRepo {
   }
 
   log(f: DeliveryLogFilter, limit: number): Promise<DeliveryRow[]> {
+    // No stored event id has a NUL byte (PostgreSQL text cannot hold one; the statement would fail).
+    if (f.eventId?.includes('\0')) return Promise.resolve([]);
     const where: string[] = [];
     const args: unknown[] = [];
     if (f.eventId) {

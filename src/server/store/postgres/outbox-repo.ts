@@ -71,7 +71,8 @@ export class PgOutbox implements OutboxRepo {
 
   get(id: string): Promise<OutboxEvent | undefined> {
     const seq = seqOfEventId(id);
-    if (seq === undefined) return Promise.resolve(undefined);
+    // No stored id has a NUL byte (PostgreSQL text cannot hold one; the statement would fail).
+    if (seq === undefined || id.includes('\0')) return Promise.resolve(undefined);
     return this.tx.row(`SELECT ${EVENT} FROM outbox_events WHERE seq = $1 AND id = $2`, [seq, id]);
   }
 
