@@ -1,7 +1,7 @@
 // Starts the real server for a benchmark in a child process (pinned to one core where
 // `taskset` exists, so the load generator in this process gets the other one).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -100,4 +100,36 @@ export async function startPartnerServer({ core = 0, rateLimit = 1_000_000, opti
 
 export function basic(c) {
   return `Basic ${Buffer.from(`${c.key}:${c.secret}`).toString('base64')}`;
+}
+
+/** Resident set size of a process in MB (Linux /proc), or NaN where there is none. */
+export function rssMb(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * CPU time (user + system, all threads) a process has used so far, in ms (Linux /proc; 10 ms
+ * ticks). Per request over a run it tells what a server costs even when other work on the
+ * machine makes its req/s drift.
+ */
+export function cpuMs(pid) {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return ((Number(rest[11]) + Number(rest[12])) * 1000) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Runs `fn` (a load run resolving with `{ count }`) and adds the CPU µs per request of `pid`. */
+export async function withCpu(pid, fn) {
+  const before = cpuMs(pid);
+  const r = await fn();
+  return { ...r, cpuUs: ((cpuMs(pid) - before) * 1000) / Math.max(1, r.count) };
 }

@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
 
 export function median(xs) {
@@ -13,6 +14,7 @@ export function load(opts) {
       if (err) return reject(err);
       resolve({
         rps: r.requests.average,
+        count: r.requests.total,
         p50: r.latency.p50,
         p99: r.latency.p99,
         non2xx: r.non2xx,
@@ -24,3 +26,6 @@ export function load(opts) {
 
 export const fmt = (n, d = 0) =>
   Number(n).toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+
+/** The machine's 1-minute load average now, for the record (other work shares the cores). */
+export const loadNote = () => `load average ${fmt(loadavg()[0], 1)} at the end`;

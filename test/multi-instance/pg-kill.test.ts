@@ -131,9 +131,12 @@ describe('kill -9 of one instance under write load', () => {
         held,
       ]);
       expect(after.map((r) => r.status)).toEqual(held.map(() => 'delivered'));
-      const takenOver = Math.max(...after.map((r) => Date.parse(r.updated_at))) - killedAt;
+      // Some of what it held may have been answered before the pause and recorded by the dead
+      // instance itself just before the kill; the rest was settled by a survivor after it.
+      const late = after.filter((r) => Date.parse(r.updated_at) > killedAt);
+      const takenOver = Math.max(0, ...late.map((r) => Date.parse(r.updated_at) - killedAt));
       console.log(
-        `the dead instance held ${held.length} deliveries; the last of them settled ${(takenOver / 1000).toFixed(1)} s after the kill`,
+        `the dead instance held ${held.length} deliveries; ${late.length} were settled by a survivor, the last ${(takenOver / 1000).toFixed(1)} s after the kill`,
       );
       // Taken over when a survivor's look (once a second; every 5 s when idle) finds the dead
       // instance's lock free, well within the 30 s lease.

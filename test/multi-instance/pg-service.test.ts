@@ -85,22 +85,22 @@ describe('idempotency across instances', () => {
       res.on('end', () => answered({ status: res.statusCode ?? 0, text }));
     });
     req.write(body.slice(0, 5));
-    // The claim is taken when the headers arrive: wait (bounded) until the shared table holds it.
-    // Not by probing with the same key: a probe that arrived first would take the key itself and
-    // instance 1 would rightly answer 409 (a loaded machine did exactly that).
+    // The claim is taken when the headers arrive: wait (bounded) for its row. Probing with the
+    // same key instead could take the key for a moment itself, and the slow request, arriving
+    // in that moment, would be the one answered in_flight.
     const db = new pg.Client({ connectionString: s.db.url });
     await db.connect();
-    let claimed = 0;
     try {
-      for (let i = 0; i < 250 && claimed === 0; i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        claimed =
-          (await db.query('SELECT 1 FROM idempotency_claims WHERE idem_key = $1', [key])).rowCount ?? 0;
+      let held = 0;
+      for (let i = 0; i < 250 && held === 0; i++) {
+        held = (await db.query('SELECT 1 FROM idempotency_claims WHERE idem_key = $1', [key])).rowCount ?? 0;
+        if (held === 0) await new Promise((r) => setTimeout(r, 20));
       }
+      expect(held).toBe(1);
     } finally {
       await db.end();
     }
-    expect(claimed).toBe(1);
+    // An invalid body is answered 409 too: the claim is judged before the body.
     const probe = await s.partner(s.urls[1]!, 'POST', '/v1/partner/brands', { body: {}, key });
     expect(probe.status).toBe(409);
     const seen = await s.partner(s.urls[1]!, 'POST', '/v1/partner/brands', { body: JSON.parse(body), key });
@@ -117,6 +117,34 @@ describe('idempotency across instances', () => {
       const replay = await s.partner(url, 'POST', '/v1/partner/brands', { body: JSON.parse(body), key });
       expect(replay.status).toBe(201);
       expect(sameBytes(replay.text)).toBe(sameBytes(done.text));
+    }
+  });
+
+  it('a status change, kept as a reference to its event, replays its first bytes on every instance after the order moved on', async () => {
+    const branches = (await s.partner(s.next(), 'GET', '/v1/partner/branches')).json.data as {
+      results: { id: number; brand_ids: number[] }[];
+    };
+    const made = await s.operator(s.urls[0]!, 'POST', '/v1/operator/orders', {
+      business_id: s.credential.businessId,
+      brand_id: branches.results[0]!.brand_ids[0],
+      branch_id: branches.results[0]!.id,
+    });
+    expect(made.status).toBe(201);
+    const body = { id: (made.json.data as { id: number }).id, status: 'ACCEPTED', platform: 'enterprise' };
+    const key = `mi-status-${Date.now()}`;
+    const first = await s.partner(s.urls[0]!, 'PATCH', '/v1/partner/orders/status', { body, key });
+    expect(first.status).toBe(200);
+    const later = await s.partner(s.urls[1]!, 'PATCH', '/v1/partner/orders/status', {
+      body: { ...body, status: 'READY' },
+      key: `${key}-later`,
+    });
+    expect((later.json.data as { status: number }).status).toBe(4);
+    for (const u of s.urls) {
+      const again = await s.partner(u, 'PATCH', '/v1/partner/orders/status', { body, key });
+      expect(again.status).toBe(200);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(sameBytes(again.text)).toBe(sameBytes(first.text));
+      expect((again.json.data as { status: number }).status).toBe(2);
     }
   });
 });

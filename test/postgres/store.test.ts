@@ -28,6 +28,18 @@ async function business(store: PgStore, title: string): Promise<number> {
   return (await store.write((tx) => tx.businesses.create({ title, address: '', logo: '' }, Date.now()))).id;
 }
 
+/** A business with a registration receiving all its events (an event nobody receives is settled at write). */
+async function receivingBusiness(store: PgStore, title: string): Promise<number> {
+  const id = await business(store, title);
+  await store.write((tx) =>
+    tx.webhooks.insert(
+      { business_id: id, brand_id: null, branch_id: null, event: 'all', url: 'http://127.0.0.1:9/hook' },
+      Date.now(),
+    ),
+  );
+  return id;
+}
+
 describe('PostgreSQL unit of work', () => {
   it('commits a write and shows it to another instance; a thrown unit leaves nothing', async () => {
     const id = await business(a, 'Committed');
@@ -41,6 +53,34 @@ describe('PostgreSQL unit of work', () => {
     const titles = (await b.read((tx) => tx.businesses.list())).map((x) => x.title);
     expect(titles).toContain('Committed');
     expect(titles).not.toContain('Rolled back');
+  });
+
+  it("tells a unit it sees only committed data: another unit's uncommitted write is invisible to it", async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let written: () => void = () => undefined;
+    const wrote = new Promise<void>((r) => {
+      written = r;
+    });
+    const title = `Uncommitted ${Date.now()}`;
+    const writer = a.write(async (tx) => {
+      await tx.businesses.create({ title, address: '', logo: '' }, Date.now());
+      written();
+      await held;
+    });
+    await wrote;
+    const seen = await b.write(async (tx) => ({
+      flag: tx.readsCommittedOnly,
+      rows: (await tx.businesses.list()).filter((x) => x.title === title).length,
+    }));
+    release();
+    await writer;
+    expect(seen).toEqual({ flag: true, rows: 0 });
+    expect(
+      await b.read(async (tx) => (await tx.businesses.list()).filter((x) => x.title === title).length),
+    ).toBe(1);
   });
 
   it('rolls back only the failed attempt() (a savepoint) and commits the rest', async () => {
@@ -97,11 +137,22 @@ describe('PostgreSQL unit of work', () => {
     expect(second).toBeGreaterThan(first + 1);
   });
 
-  it('wakes every instance on an outbox event (NOTIFY at commit), not on a rolled-back one', async () => {
-    const bizId = await business(a, 'Events');
+  it('wakes every instance on an outbox event (NOTIFY at commit), not on a rolled-back one nor on one nobody receives', async () => {
+    const quiet = await business(a, 'No receiver');
+    const bizId = await receivingBusiness(a, 'Events');
     let woken = 0;
     const off = b.onCommit(() => woken++);
     try {
+      // Settled as it is written: no instance has anything to do for it.
+      await a.write((tx) =>
+        tx.tenant(quiet).outbox.enqueue({
+          type: 'service.order.status.updated',
+          brandId: 1,
+          branchId: 1,
+          orders: ['{}'],
+          now: Date.now(),
+        }),
+      );
       await a
         .write(async (tx) => {
           await tx.tenant(bizId).outbox.enqueue({
@@ -193,7 +244,7 @@ describe('PostgreSQL migrations', () => {
     await c.connect();
     try {
       const { rows } = await c.query('SELECT version FROM schema_migrations ORDER BY version');
-      expect(rows.map((r) => r.version)).toEqual([1]);
+      expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
     } finally {
       await c.end();
     }
@@ -254,7 +305,7 @@ describe('shared rules across instances', () => {
   });
 
   it('claims each delivery on one instance only, within the per-URL bound across instances', async () => {
-    const bizId = await business(a, 'Deliveries');
+    const bizId = await receivingBusiness(a, 'Deliveries');
     const now = 5_000_000;
     await a.write(async (tx) => {
       const eventId = await tx.tenant(bizId).outbox.enqueue({
@@ -307,5 +358,55 @@ describe('shared rules across instances', () => {
       }),
     );
     expect(later).toHaveLength(4);
+  });
+
+  it("holds a claimant's wider window for a URL across instances: every instance's leases count against it", async () => {
+    const bizId = await receivingBusiness(a, 'Window');
+    const now = 7_000_000;
+    const url = 'http://127.0.0.1:9/fast';
+    await a.write(async (tx) => {
+      const eventId = await tx.tenant(bizId).outbox.enqueue({
+        type: 'service.order.status.updated',
+        brandId: 1,
+        branchId: 1,
+        orders: ['{}'],
+        now,
+      });
+      const [ev] = await tx.outbox.unfanned(1000).then((r) => r.filter((e) => e.id === eventId));
+      for (let i = 0; i < 20; i++)
+        await tx.deliveries.insert(
+          {
+            event_seq: ev!.seq,
+            event_id: eventId,
+            event_type: ev!.type,
+            business_id: bizId,
+            webhook_id: 1,
+            url,
+            payload: '{}',
+            batched_event_ids: [],
+          },
+          now,
+        );
+      await tx.outbox.markFanned(ev!.seq, null, now);
+    });
+    const look = (s: PgStore, owner: string, slots?: number) =>
+      s.write(async (tx) => {
+        const due = (await tx.deliveries.due(now, 100, 32)).filter((d) => d.url === url);
+        const got = [];
+        for (const d of due) {
+          const c = await tx.deliveries.claim(d.id, owner, now + 30_000, now, slots);
+          if (c) got.push(c.id);
+        }
+        return got;
+      });
+    const [x, y] = await Promise.all([look(a, '1:a', 8), look(b, '2:b', 8)]);
+    const all = [...x, ...y];
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.length).toBe(8);
+    // Eight in flight: an instance whose window is narrower (or the store's own 4) takes none.
+    expect(await look(b, '2:b', 4)).toEqual([]);
+    expect(await look(a, '1:a')).toEqual([]);
+    // A wider window takes only what the live leases leave of it.
+    expect(await look(a, '1:a', 10)).toHaveLength(2);
   });
 });

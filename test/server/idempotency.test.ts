@@ -52,6 +52,55 @@ describe('Idempotency-Key', () => {
     expect(await brandCount()).toBe(before + 1);
   });
 
+  it('a status change replays its first answer byte for byte after the order moved on, stored as a reference to its event', async () => {
+    const place = (await call(s, 'GET', '/v1/partner/branches')).body.data.results[0];
+    const made = await s.operator('POST', '/v1/operator/orders', {
+      business_id: s.credential.businessId,
+      brand_id: place.brand_ids[0],
+      branch_id: place.id,
+    });
+    const id = made.body.data.id;
+    const body = { id, status: 'ACCEPTED', platform: 'enterprise' };
+    const first = await call(s, 'PATCH', '/v1/partner/orders/status', { key: 'status-ref-1', body });
+    expect(first.status).toBe(200);
+    const later = await call(s, 'PATCH', '/v1/partner/orders/status', {
+      key: 'status-ref-2',
+      body: { ...body, status: 'READY' },
+    });
+    expect(later.body.data.status).toBe(4);
+    const again = await call(s, 'PATCH', '/v1/partner/orders/status', { key: 'status-ref-1', body });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const dataOf = (text: string) => text.slice(text.indexOf('"data":'));
+    expect(dataOf(again.text)).toBe(dataOf(first.text));
+    expect(again.body.data.status).toBe(2);
+    // One copy of the record: the stored answer names the event that carries it.
+    const [row] = await s.rows<{ payload: string | null; event_seq: number | null }>(
+      "SELECT payload, event_seq FROM idempotency_keys WHERE idem_key = 'status-ref-1'",
+    );
+    // No copy of the bytes: empty on SQLite, null on PostgreSQL (a json column holds no '').
+    expect(row!.payload).toBe(s.backend === 'sqlite' ? '' : null);
+    const [event] = await s.rows<{ payload: string }>(
+      'SELECT payload FROM outbox_events WHERE seq = ?',
+      row!.event_seq,
+    );
+    expect(JSON.parse(event!.payload).orders).toEqual([first.body.data]);
+    // A refused change is stored as itself (no event behind it) and replayed the same.
+    const refused = await call(s, 'PATCH', '/v1/partner/orders/status', {
+      key: 'status-ref-3',
+      body: { ...body, status: 'PLACED' },
+    });
+    expect(refused.status).toBe(409);
+    const refusedAgain = await call(s, 'PATCH', '/v1/partner/orders/status', {
+      key: 'status-ref-3',
+      body: { ...body, status: 'PLACED' },
+    });
+    expect(refusedAgain.headers.get('idempotent-replayed')).toBe('true');
+    const errorOf = (text: string) => text.slice(text.indexOf('"error":'));
+    expect(refused.text).toContain('"error":');
+    expect(errorOf(refusedAgain.text)).toBe(errorOf(refused.text));
+  });
+
   it('same key + other body → 409 state_idempotency_conflict', async () => {
     await call(s, 'POST', '/v1/partner/brands', { key: 'conflict-1', body: { title: 'One' } });
     const r = await call(s, 'POST', '/v1/partner/brands', { key: 'conflict-1', body: { title: 'Two' } });

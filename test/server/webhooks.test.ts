@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Dispatcher } from '../../src/server/delivery/dispatcher.js';
 import { verify } from '../../src/webhooks/signature.js';
 import { sleep, startRecorder } from '../helpers/receiver.js';
+import { startCountingReceiver } from '../multi-instance/counting-receiver.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
 
 let cleanup: (() => Promise<void>)[] = [];
@@ -139,6 +141,71 @@ describe('webhook delivery', () => {
     const log = await s.operator('GET', `/v1/operator/webhooks/log?event_id=${eventId}`);
     expect(log.body.data[0].status).toBe('delivered');
     expect((await s.operator('POST', '/v1/operator/webhooks/replay/evt_nope')).status).toBe(404);
+  });
+
+  it('an event nobody is registered for is settled as it is written; a replay offers it to a receiver registered since', async () => {
+    const s = await server();
+    const store = await storeOf(s);
+    const order = await newOrder(s, store);
+    // With the dispatcher stopped, only the write itself can have settled the event.
+    const dispatcher = s.server.services.dispatcher as Dispatcher;
+    await dispatcher.stop();
+    const patched = await call(s, 'PATCH', '/v1/partner/orders/status', {
+      body: { id: order.id, status: 'ACCEPTED', platform: 'enterprise' },
+    });
+    expect(patched.status).toBe(200);
+    const [row] = await s.rows<{ status: string; fanned_out: number | boolean; attempts: number }>(
+      "SELECT status, fanned_out, attempts FROM outbox_events WHERE order_id = ? AND type = 'service.order.status.updated'",
+      order.id,
+    );
+    expect(row).toMatchObject({ status: 'delivered', attempts: 0 });
+    expect(Boolean(row!.fanned_out)).toBe(true);
+
+    // Such an event is still offered to a receiver registered later, by a replay.
+    const s2 = await server();
+    const order2 = await newOrder(s2, await storeOf(s2));
+    const patched2 = await call(s2, 'PATCH', '/v1/partner/orders/status', {
+      body: { id: order2.id, status: 'ACCEPTED', platform: 'enterprise' },
+    });
+    const [ev] = await s2.rows<{ id: string }>(
+      "SELECT id FROM outbox_events WHERE order_id = ? AND type = 'service.order.status.updated'",
+      order2.id,
+    );
+    const eventId = ev!.id;
+    const rec = await recorder();
+    await register(s2, rec.url);
+    const replay = await s2.operator('POST', `/v1/operator/webhooks/replay/${eventId}`);
+    expect(replay.status).toBe(200);
+    const got = await rec.waitFor(1);
+    expect(got[0]!.headers['x-partner-event-id']).toBe(eventId);
+    expect(JSON.parse(got[0]!.body.toString()).orders[0]).toEqual(patched2.body.data);
+  });
+
+  it("widens a quick receiver's window past 4 deliveries at once during a burst, never past 32", async () => {
+    const s = await server();
+    const rec = await startCountingReceiver(30);
+    cleanup.push(() => rec.close());
+    await register(s, rec.url, { event: 'service.order.status.updated' });
+    const store = await storeOf(s);
+    const orders: number[] = [];
+    for (let i = 0; i < 120; i++) orders.push((await newOrder(s, store)).id);
+    const patched = await Promise.all(
+      orders.map((id) =>
+        call(s, 'PATCH', '/v1/partner/orders/status', {
+          body: { id, status: 'ACCEPTED', platform: 'enterprise' },
+        }),
+      ),
+    );
+    for (const p of patched) expect(p.status).toBe(200);
+    await rec.until(
+      () => orders.every((id) => rec.orderIds().has(id)),
+      15_000,
+      'every status event delivered',
+    );
+    expect([...rec.counts().values()].every((n) => n === 1)).toBe(true);
+    // Answers within 250 ms widen the window one slot each: more than the 4 a new URL starts with.
+    expect(rec.maxOpen()).toBeGreaterThan(4);
+    expect(rec.maxOpen()).toBeLessThanOrEqual(32);
   });
 
   it('does not follow redirects: a 3xx is a failed attempt', async () => {

@@ -30,12 +30,18 @@ export interface DispatcherOptions {
   /** New-order events wait this long for others of the same store before going out (≤ 250 ms). */
   batchDelayMs?: number;
   maxInFlight?: number;
-  /** Concurrent deliveries to one URL: a slow receiver holds at most this many slots. */
+  /** Concurrent deliveries to a URL that has not yet shown it answers quickly: a slow receiver holds at most this many slots. */
   perUrl?: number;
+  /** Concurrent deliveries to a URL while it keeps answering 2xx quickly (its window grows to this). */
+  perFastUrl?: number;
   random?: () => number;
 }
 
 const LEASE_MS = 30_000;
+/** A 2xx within this long widens the URL's window by one slot; anything else shrinks it back. */
+const FAST_MS = 250;
+/** Opened signing secrets kept (by their sealed text, so a rotation is seen at once). */
+const MAX_SECRETS = 1_000;
 /** A look that finds at least this many new events means a stream: the next look pauses first. */
 const STREAM_EVENTS = 16;
 const STREAM_PAUSE_MS = 2;
@@ -64,8 +70,13 @@ function alive(pid: number): boolean {
  */
 export class Dispatcher {
   private readonly owner: string;
-  private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
+  private readonly agent: Agent;
   private readonly inFlight = new Map<string, number>();
+  /** Slots per URL (AIMD): perUrl at first and after a slow or failed attempt, up to perFastUrl. */
+  private readonly window = new Map<string, number>();
+  /** Attempts that have ended, recorded by the next look (one unit for all of them). */
+  private finished: Finished[] = [];
+  private readonly secrets = new Map<string, string>();
   private readonly sends = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private running = false;
@@ -80,6 +91,7 @@ export class Dispatcher {
   private readonly batchDelayMs: number;
   private readonly maxInFlight: number;
   private readonly perUrl: number;
+  private readonly perFastUrl: number;
   private total = 0;
   private orphansLookedAt = Number.NEGATIVE_INFINITY;
 
@@ -89,12 +101,14 @@ export class Dispatcher {
     this.maxInFlight = o.maxInFlight ?? 64;
     this.perUrl = o.perUrl ?? 4;
     this.owner = o.store.instance ?? ownerOf(process.pid);
+    this.perFastUrl = Math.max(this.perUrl, o.perFastUrl ?? 32);
+    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: this.perFastUrl });
   }
 
   async start(): Promise<void> {
     this.running = true;
     await this.reclaimDeadLeases();
-    this.unsubscribe = [this.o.store.onCommit(() => this.kick())];
+    this.unsubscribe = [this.o.store.onCommit(() => this.committed())];
     this.kick();
   }
 
@@ -107,7 +121,13 @@ export class Dispatcher {
       Promise.allSettled([...this.sends]),
       new Promise((r) => setTimeout(r, waitMs).unref()),
     ]);
-    await this.o.store.write((tx) => tx.deliveries.releaseLeases(this.owner)).catch(() => undefined);
+    const finished = this.takeFinished();
+    await this.o.store
+      .write(async (tx) => {
+        await this.recordAll(tx, finished);
+        await tx.deliveries.releaseLeases(this.owner);
+      })
+      .catch(() => undefined);
     await this.agent.close().catch(() => undefined);
   }
 
@@ -125,6 +145,15 @@ export class Dispatcher {
     else setImmediate(go);
   }
 
+  /**
+   * A commit that wrote something: a lone event is looked at from here, without waiting a turn
+   * (the look is a unit of its own, queued behind whatever runs now).
+   */
+  private committed(): void {
+    if (!this.running || this.scheduled || this.streaming) this.kick();
+    else void this.tick();
+  }
+
   private async reclaimDeadLeases(): Promise<void> {
     await this.o.store.write(async (tx) => {
       for (const owner of await tx.deliveries.leaseOwners()) {
@@ -140,21 +169,37 @@ export class Dispatcher {
       return;
     }
     this.ticking = true;
+    const finished = this.takeFinished();
     try {
       const now = this.o.now();
-      // One unit per look: it joins whatever group is open, and the sends start after its commit.
-      // A look that finds nothing writes nothing, and so does not wake us again.
+      // One unit per look: it records the attempts that ended since the last one, fans new events
+      // out and claims what is due; it joins whatever group is open, and the sends start after
+      // its commit. A look that finds nothing writes nothing, and so does not wake us again.
       const look = await this.o.store.write(async (tx) => {
+        await this.recordAll(tx, finished);
         const fanned = await this.fanOut(tx, now);
         await this.takeOverOrphans(tx, now);
         const claimed = await this.claim(tx, now);
-        return { ...fanned, claimed, nextDue: await tx.deliveries.nextDueMs() };
+        // The signing secret of each business sending now, read here rather than per attempt.
+        const sealed = new Map<number, string | undefined>();
+        for (const d of claimed) {
+          if (!sealed.has(d.business_id))
+            sealed.set(d.business_id, (await tx.webhookSecrets.get(d.business_id))?.sealed);
+        }
+        // Every event this look saw was committed before it began: send now rather than after
+        // this unit's own commit (a lone event's latency). Should that commit fail, its claims
+        // and fan-out are undone and the events go out again later, under the same ids.
+        const early = tx.readsCommittedOnly === true;
+        if (early) for (const d of claimed) this.send(d, sealed.get(d.business_id));
+        return { ...fanned, claimed: early ? [] : claimed, sealed, nextDue: await tx.deliveries.nextDueMs() };
       });
       this.streaming = look.events >= STREAM_EVENTS;
-      for (const d of look.claimed) if (d) this.send(d);
+      for (const d of look.claimed) this.send(d, look.sealed.get(d.business_id));
       this.arm(now, look.nextDue, look.holdMs);
     } catch (err) {
-      // The store is closing, or a look failed: the next kick or the backstop timer tries again.
+      // The store is closing, or a look failed: the next kick or the backstop timer tries again,
+      // with the attempts this look could not record (nothing of it was committed).
+      this.finished = finished.concat(this.finished);
       if (this.running) {
         this.o.logErrors?.(err);
         this.setTimer(MAX_IDLE_MS);
@@ -221,26 +266,66 @@ export class Dispatcher {
   }
 
   /** Leases the due deliveries there is room for (per URL and in all). */
-  private async claim(tx: Tx, now: number): Promise<(ClaimedDelivery | undefined)[]> {
+  private async claim(tx: Tx, now: number): Promise<ClaimedDelivery[]> {
     const room = this.maxInFlight - this.total;
     if (room <= 0) return [];
-    const due = await tx.deliveries.due(now, room * 4);
-    const out: (ClaimedDelivery | undefined)[] = [];
+    const due = await tx.deliveries.due(now, room * 4, this.perFastUrl);
+    const out: ClaimedDelivery[] = [];
     const taken = new Map<string, number>();
     for (const d of due) {
       if (out.length >= room) break;
       const busy = (this.inFlight.get(d.url) ?? 0) + (taken.get(d.url) ?? 0);
-      if (busy >= this.perUrl) continue; // a slow receiver waits its turn; others go on
+      const slots = this.slotsOf(d.url);
+      if (busy >= slots) continue; // a slow receiver waits its turn; others go on
+      // A store shared by several processes counts every process's leases on the URL against
+      // this window (and may refuse): the bound holds across instances.
+      const c = await tx.deliveries.claim(d.id, this.owner, now + LEASE_MS, now, slots);
+      if (!c) {
+        // Refused: the URL is full across instances (or another instance is judging it now);
+        // its other rows wait for the next look instead of being refused one by one.
+        taken.set(d.url, slots);
+        continue;
+      }
       taken.set(d.url, (taken.get(d.url) ?? 0) + 1);
-      out.push(await tx.deliveries.claim(d.id, this.owner, now + LEASE_MS, now));
+      out.push(c);
     }
     return out;
   }
 
-  private send(d: ClaimedDelivery): void {
+  private slotsOf(url: string): number {
+    return this.window.get(url) ?? this.perUrl;
+  }
+
+  /** A quick 2xx widens the URL's window by one; a slow or failed attempt narrows it back. */
+  private learn(url: string, ok: boolean, ms: number): void {
+    const w = this.slotsOf(url);
+    const next = ok && ms < FAST_MS ? Math.min(this.perFastUrl, w + 1) : this.perUrl;
+    if (next === this.perUrl) this.window.delete(url);
+    else this.window.set(url, next);
+  }
+
+  private takeFinished(): Finished[] {
+    const f = this.finished;
+    this.finished = [];
+    return f;
+  }
+
+  private async recordAll(tx: Tx, finished: readonly Finished[]): Promise<void> {
+    for (const f of finished) {
+      // One attempt that cannot be recorded (its row gone?) does not take the others with it:
+      // its lease lapses and it is sent again.
+      await tx.attempt(() => this.record(tx, f)).catch((err) => this.o.logErrors?.(err));
+    }
+  }
+
+  private send(d: ClaimedDelivery, sealed: string | undefined): void {
     this.total++;
     this.inFlight.set(d.url, (this.inFlight.get(d.url) ?? 0) + 1);
-    const p = this.attempt(d)
+    const p = this.attempt(d, sealed)
+      .then((f) => {
+        this.learn(d.url, isDelivered(f.status), f.ms);
+        this.finished.push(f);
+      })
       // Stopping closes the store under a late attempt: its lease lapses and it is sent again.
       .catch((err) => {
         if (this.running) this.o.logErrors?.(err);
@@ -256,13 +341,24 @@ export class Dispatcher {
     this.sends.add(p);
   }
 
-  private async attempt(d: ClaimedDelivery): Promise<void> {
+  /** The business's signing secret: opened once per sealed value (made on first use when there is none). */
+  private async secretOf(businessId: number, sealed: string | undefined): Promise<string> {
+    if (sealed === undefined) return webhookSecret(this.o.store, this.o.sealer, businessId, this.o.now());
+    let secret = this.secrets.get(sealed);
+    if (secret === undefined) {
+      secret = this.o.sealer.open(sealed);
+      if (this.secrets.size >= MAX_SECRETS) this.secrets.clear();
+      this.secrets.set(sealed, secret);
+    }
+    return secret;
+  }
+
+  private async attempt(d: ClaimedDelivery, sealed: string | undefined): Promise<Finished> {
     let secret: string;
     try {
-      secret = await webhookSecret(this.o.store, this.o.sealer, d.business_id, this.o.now());
+      secret = await this.secretOf(d.business_id, sealed);
     } catch (err) {
-      await this.record(d, undefined, 0, `no signing secret: ${(err as Error).message}`);
-      return;
+      return { d, status: undefined, ms: 0, error: `no signing secret: ${(err as Error).message}` };
     }
     const body = Buffer.from(d.payload, 'utf8');
     const started = performance.now();
@@ -296,35 +392,29 @@ export class Dispatcher {
           ? `timeout after ${this.timeoutMs} ms`
           : (e.code ?? e.message);
     }
-    await this.record(d, status, Math.round(performance.now() - started), error);
+    return { d, status, ms: Math.round(performance.now() - started), error, at: this.o.now() };
   }
 
-  private async record(
-    d: ClaimedDelivery,
-    status: number | undefined,
-    ms: number,
-    error: string | null,
-  ): Promise<void> {
-    const now = this.o.now();
-    await this.o.store.write(async (tx) => {
-      await tx.deliveries.recordAttempt(d.id, {
-        attempt: d.attempts,
-        at: new Date(now).toISOString(),
-        status_code: status ?? null,
-        duration_ms: ms,
-        error,
-      });
-      if (isDelivered(status)) await tx.deliveries.settle(d.id, { status: 'delivered' }, now);
-      else {
-        const delay = retryDelay(this.o.retrySchedule, d.attempts - d.budget_start, this.o.random);
-        await tx.deliveries.settle(
-          d.id,
-          delay === undefined ? { status: 'failed' } : { status: 'pending', nextAttemptMs: now + delay },
-          now,
-        );
-      }
-      await this.settleEvent(tx, d.event_seq, d.event_id, now);
+  private async record(tx: Tx, f: Finished): Promise<void> {
+    const { d, status } = f;
+    const now = f.at ?? this.o.now();
+    await tx.deliveries.recordAttempt(d.id, {
+      attempt: d.attempts,
+      at: new Date(now).toISOString(),
+      status_code: status ?? null,
+      duration_ms: f.ms,
+      error: f.error,
     });
+    if (isDelivered(status)) await tx.deliveries.settle(d.id, { status: 'delivered' }, now);
+    else {
+      const delay = retryDelay(this.o.retrySchedule, d.attempts - d.budget_start, this.o.random);
+      await tx.deliveries.settle(
+        d.id,
+        delay === undefined ? { status: 'failed' } : { status: 'pending', nextAttemptMs: now + delay },
+        now,
+      );
+    }
+    await this.settleEvent(tx, d.event_seq, d.event_id, now);
   }
 
   /** Keeps the outbox row's status (and that of events batched into it) in step with its deliveries. */
@@ -349,6 +439,16 @@ export class Dispatcher {
     this.timer = setTimeout(() => void this.tick(), wait);
     this.timer.unref();
   }
+}
+
+/** An attempt that has ended, waiting to be recorded. */
+interface Finished {
+  d: ClaimedDelivery;
+  status: number | undefined;
+  ms: number;
+  error: string | null;
+  /** When it ended. */
+  at?: number;
 }
 
 function batchPayload(group: readonly UnfannedEvent[]): string {

@@ -21,7 +21,10 @@ export interface EventHead {
 }
 
 /** A registration receives an event of its business when brand, branch and type match (null/'all' = any). */
-export function receives(w: WebhookTarget, e: EventHead): boolean {
+export function receives(
+  w: Pick<WebhookTarget, 'business_id' | 'brand_id' | 'branch_id' | 'event'>,
+  e: Pick<EventHead, 'business_id' | 'brand_id' | 'branch_id' | 'type'>,
+): boolean {
   return (
     w.business_id === e.business_id &&
     (w.brand_id === null || w.brand_id === e.brand_id) &&

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import crypto, { createHash } from 'node:crypto';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_KEY_MAX = 64;
@@ -30,10 +30,11 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** What a key is bound to: the method, the path and the body as canonical JSON. */
+const oneShot = (crypto as { hash?: (alg: string, data: string, enc: 'hex') => string }).hash;
+
 export function fingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256')
-    .update(`${method} ${path}\n${canonicalJson(body ?? null)}`)
-    .digest('hex');
+  const text = `${method} ${path}\n${canonicalJson(body ?? null)}`;
+  return oneShot ? oneShot('sha256', text, 'hex') : createHash('sha256').update(text).digest('hex');
 }
 
 export interface StoredResponse {
@@ -43,6 +44,12 @@ export interface StoredResponse {
   /** JSON text of `data` (or of `error`) exactly as first sent. */
   payload: string;
   createdAt: number;
+  /**
+   * Set when `payload` is, byte for byte, the one order of this outbox event's payload (a status
+   * change answers with the record its event carries): a backend may keep the reference instead
+   * of a second copy of the bytes, and must give back the same `payload` either way.
+   */
+  event?: string | undefined;
 }
 
 export type IdempotencyDecision =

@@ -10,12 +10,12 @@ import {
   updateBrand,
 } from '../services/branches.js';
 import type { BranchPage } from '../store/brands-repo.js';
-import { type HandlersFor, RawJson } from './context.js';
+import { type HandlersFor, RawJson, SharedJson } from './context.js';
 
 // The serialised list payload of a branch page, for as long as the store hands out that page.
-const pageJson = new WeakMap<BranchPage, Map<string, RawJson>>();
+const pageJson = new WeakMap<BranchPage, Map<string, SharedJson>>();
 
-function serialisePage(page: BranchPage, p: { page: number; size: number }): RawJson {
+function serialisePage(page: BranchPage, p: { page: number; size: number }): SharedJson {
   let byEcho = pageJson.get(page);
   if (!byEcho) {
     byEcho = new Map();
@@ -25,7 +25,7 @@ function serialisePage(page: BranchPage, p: { page: number; size: number }): Raw
   let out = byEcho.get(key);
   if (!out) {
     // Stored records are already JSON: concatenate instead of parse + stringify.
-    out = new RawJson(
+    out = new SharedJson(
       `{"results":[${page.records.join(',')}],"page":${p.page},"size":${p.size},"total":${page.total}}`,
     );
     byEcho.set(key, out);

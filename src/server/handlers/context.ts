@@ -54,7 +54,23 @@ export interface OperatorCtx {
 
 /** A payload already serialised (e.g. stored records concatenated), sent as `data` untouched. */
 export class RawJson {
-  constructor(readonly json: string) {}
+  /** `event`: the outbox event whose one order is exactly `json` (see StoredResponse.event). */
+  constructor(
+    readonly json: string,
+    readonly event?: string,
+  ) {}
+}
+
+/**
+ * JSON a handler hands out again and again (a cached page): encoded to bytes once, so each answer
+ * copies bytes instead of flattening, measuring and encoding the text again.
+ */
+export class SharedJson extends RawJson {
+  private encoded?: Buffer;
+  get bytes(): Buffer {
+    this.encoded ??= Buffer.from(this.json, 'utf8');
+    return this.encoded;
+  }
 }
 
 type Result<O extends OperationSpec> = OperationOutput<O> | RawJson;

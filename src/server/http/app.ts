@@ -21,9 +21,9 @@ import { CredentialAuth, checkOperator, type AuthedCredential } from './auth.js'
 import { decodedBody, hasBody } from './content-encoding.js';
 import { illFormedString, registerStrictJson } from './json-body.js';
 import type { HandlerTable, PartnerCtx, Services } from '../handlers/context.js';
-import { RawJson } from '../handlers/context.js';
+import { RawJson, SharedJson } from '../handlers/context.js';
 import type { Tx } from '../store/store.js';
-import { attachRequestLog } from '../services/request-log.js';
+import { attachRequestLog, keepAnswer } from '../services/request-log.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 /** Longer than any request line Node accepts (its header block is 16 KiB). */
@@ -48,6 +48,35 @@ function sendData(reply: FastifyReply, status: number, dataJson: string): Fastif
     .code(status)
     .type('application/json; charset=utf-8')
     .send(`{"request_id":"${reply.request.id}","data":${dataJson}}`);
+}
+
+const CLOSE = Buffer.from('}');
+
+/**
+ * The envelope around shared bytes, written in three pieces so the shared part is never copied
+ * (Fastify's send takes one payload). The reply is taken over from Fastify: its headers so far are
+ * kept, the request log is handed the answer its onSend hook would have seen, and onResponse
+ * hooks still run when the answer is done.
+ */
+function sendDataBytes(reply: FastifyReply, status: number, data: Buffer, closing: boolean): void {
+  const head = Buffer.from(`{"request_id":"${reply.request.id}","data":`);
+  const pieces = [head, data, CLOSE];
+  keepAnswer(reply.request, pieces);
+  reply.hijack();
+  const res = reply.raw;
+  const headers = reply.getHeaders();
+  headers['content-type'] = 'application/json; charset=utf-8';
+  headers['content-length'] = String(head.length + data.length + CLOSE.length);
+  if (closing) headers.connection = 'close';
+  res.writeHead(status, headers as Record<string, string>);
+  if (reply.request.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  res.cork();
+  res.write(head);
+  res.write(data);
+  res.end(CLOSE);
 }
 
 function sendError(reply: FastifyReply, status: number, errorJson: string): FastifyReply {
@@ -123,6 +152,8 @@ function fromFastifyError(err: { code?: string; statusCode?: number; message: st
 
 const isWrite = (op: OperationSpec) => op.method !== 'GET';
 const serialise = (out: unknown) => (out instanceof RawJson ? out.json : JSON.stringify(out));
+/** The outbox event an answer is the one order of, when the handler said so (RawJson.event). */
+const eventOf = (out: unknown) => (out instanceof RawJson ? out.event : undefined);
 
 /** Keeps the request's Idempotency-Key claim until `unit` has settled, then gives it back. */
 async function holding<T>(req: FastifyRequest, unit: Promise<T>): Promise<T> {
@@ -267,9 +298,17 @@ export function buildApp(
   });
 
   // Bodies may come compressed; the limit applies after decoding (content-encoding.ts).
-  app.addHook('preParsing', async (req, _reply, payload) =>
-    hasBody(req.headers) ? decodedBody(req.headers['content-encoding'], payload, BODY_LIMIT) : payload,
-  );
+  // A callback hook: most requests have no body, and need no promise to say so.
+  app.addHook('preParsing', (req, _reply, payload, done) => {
+    if (!hasBody(req.headers)) return done(null, payload);
+    let decoded: typeof payload;
+    try {
+      decoded = decodedBody(req.headers['content-encoding'], payload, BODY_LIMIT);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done(null, decoded);
+  });
 
   app.setErrorHandler((err: unknown, _req, reply) => {
     let e: ApiError;
@@ -426,11 +465,12 @@ export function buildApp(
         });
         if (!write) {
           // A read unit answers only from committed data.
-          return sendData(
-            reply,
-            status,
-            await store.read(async (tx) => serialise(await handler(ctxIn(tx), input))),
-          );
+          const out = await store.read((tx) => Promise.resolve(handler(ctxIn(tx), input)));
+          if (out instanceof SharedJson) {
+            sendDataBytes(reply, status, out.bytes, services.requestLog?.closed ?? false);
+            return reply;
+          }
+          return sendData(reply, status, serialise(out));
         }
 
         // The whole write in one unit of work: the stored answer is looked up once more where one
@@ -453,8 +493,13 @@ export function buildApp(
                   if (decision.kind !== 'proceed') return decision;
                 }
                 let json: string;
+                let event: string | undefined;
                 try {
-                  json = await tx.attempt(async () => serialise(await handler(ctxIn(tx), input)));
+                  json = await tx.attempt(async () => {
+                    const out = await handler(ctxIn(tx), input);
+                    event = eventOf(out);
+                    return serialise(out);
+                  });
                 } catch (err) {
                   // Not a client's mistake: a race lost to another instance (the store runs the
                   // whole unit again) or a bug. Either way the unit fails whole.
@@ -477,6 +522,7 @@ export function buildApp(
                   isError: false,
                   payload: json,
                   createdAt: now,
+                  event,
                 });
                 return { kind: 'done', json };
               }),

@@ -1,4 +1,4 @@
-import { randomBytes, scrypt, scryptSync, timingSafeEqual, createHash } from 'node:crypto';
+import crypto, { randomBytes, scrypt, scryptSync, timingSafeEqual, createHash } from 'node:crypto';
 
 // Secrets at rest: scrypt with a per-secret salt. Verification is slow on purpose; the auth
 // layer caches successful verifications so hashing is never on the hot path.
@@ -43,8 +43,11 @@ export function newToken(prefix: string, bytes = 24): string {
   return `${prefix}${randomBytes(bytes).toString('base64url')}`;
 }
 
+// One-shot hashing (Node ≥ 20.12) is half the cost of a Hash object: it runs on every request.
+const oneShot = (crypto as { hash?: (alg: string, data: string, enc: 'buffer') => Buffer }).hash;
+
 export function sha256(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
+  return oneShot ? oneShot('sha256', text, 'buffer') : createHash('sha256').update(text).digest();
 }
 
 /** Constant-time equality of two strings of any length (compares their digests). */

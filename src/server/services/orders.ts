@@ -157,7 +157,7 @@ export async function changeStatus(
   by: Actor,
   now: number,
   reason?: string | null,
-): Promise<string> {
+): Promise<{ record: string; event: string }> {
   const o = JSON.parse(row.record) as Order;
   const updatedMs = nextUpdatedMs(row.updated_ms, now);
   const at = iso(updatedMs);
@@ -166,16 +166,16 @@ export async function changeStatus(
   o.cancellation_reason = to === 'CANCELLED' ? (reason?.trim() ?? null) : null;
   o.status_history.push({ status: o.status, at, by });
   const record = await save(t, row, o, updatedMs);
-  await emit(t, 'service.order.status.updated', row, record, now);
-  return record;
+  const event = await emit(t, 'service.order.status.updated', row, record, now);
+  return { record, event };
 }
 
-/** PATCH /orders/status: a partner move, checked against the transition table. */
+/** PATCH /orders/status: a partner move, checked against the transition table. Returns the record and its event's id. */
 export async function patchStatus(
   t: TenantTx,
   b: { id: number; status: StatusCode; cancellation_reason?: string | null | undefined },
   now: number,
-): Promise<string> {
+): Promise<{ record: string; event: string }> {
   const row = await requireOrder(t, b.id);
   const d = decide(statusCodeOf(row.status), b.status);
   if (!d.ok) {
@@ -413,5 +413,5 @@ export async function operatorSetStatus(
   if (!any) throw notFound('order', id);
   const t = tx.tenant(any.business_id);
   const reason = b.status === 'CANCELLED' ? (b.cancellation_reason ?? 'cancelled by operator') : null;
-  return changeStatus(t, await requireOrder(t, id), b.status, 'operator', now, reason);
+  return (await changeStatus(t, await requireOrder(t, id), b.status, 'operator', now, reason)).record;
 }

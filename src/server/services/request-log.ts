@@ -469,6 +469,14 @@ export class RequestLog {
 const ANSWER = Symbol('partner.answer');
 type WithAnswer = FastifyRequest & { [ANSWER]?: unknown };
 
+/**
+ * An answer written straight to the socket (past the onSend hooks), in pieces: kept for the log
+ * as if it had been sent whole.
+ */
+export function keepAnswer(req: FastifyRequest, pieces: readonly Buffer[]): void {
+  if (logged(req.url)) (req as WithAnswer)[ANSWER] = pieces;
+}
+
 const OWN = '/v1/operator/requests';
 
 /** Under /v1/, but not the log's own routes: reading (and long-polling) the log never adds to it. */
@@ -495,6 +503,7 @@ const ERROR_CODE = /^\{"request_id":"[^"]*","error":\{"code":"([^"]{1,100})"/;
 function textOf(payload: unknown): string | null {
   if (typeof payload === 'string') return payload;
   if (Buffer.isBuffer(payload)) return payload.toString('utf8');
+  if (Array.isArray(payload)) return Buffer.concat(payload as Buffer[]).toString('utf8');
   return null;
 }
 
@@ -513,8 +522,15 @@ export function attachRequestLog(app: FastifyInstance, log: RequestLog, now: () 
   });
   app.addHook('onResponse', (req: FastifyRequest, reply: FastifyReply, done) => {
     if (!logged(req.url)) return done();
-    const answer = textOf((req as WithAnswer)[ANSWER]);
+    // Decoded only when needed (an error's code, or kept details): a 2xx answer may be a large
+    // shared buffer that most requests never look into.
+    const payload = (req as WithAnswer)[ANSWER];
     (req as WithAnswer)[ANSWER] = undefined;
+    let text: string | null | undefined;
+    const answerText = () => {
+      if (text === undefined) text = textOf(payload);
+      return text;
+    };
     const ms = reply.elapsedTime;
     const operator = req.url.startsWith('/v1/operator/');
     log.record(
@@ -529,7 +545,7 @@ export function attachRequestLog(app: FastifyInstance, log: RequestLog, now: () 
           ? claimedKey(req.headers.authorization, true)
           : ((req as { credential?: { key: string } }).credential?.key ??
             claimedKey(req.headers.authorization, false)),
-        errorCode: reply.statusCode >= 400 && answer ? (ERROR_CODE.exec(answer)?.[1] ?? null) : null,
+        errorCode: reply.statusCode >= 400 ? (ERROR_CODE.exec(answerText() ?? '')?.[1] ?? null) : null,
       },
       () => {
         const body = req.body === undefined ? null : maskedJson(req.body);
@@ -540,6 +556,7 @@ export function attachRequestLog(app: FastifyInstance, log: RequestLog, now: () 
           Number.isFinite(length) ? length : body === null ? 0 : Buffer.byteLength(body),
           maxBodyChars,
         );
+        const answer = answerText();
         const c = answer === null ? null : cut(answer, maxBodyChars);
         const sent = Number(reply.getHeader('content-length'));
         const response: KeptMessage = {

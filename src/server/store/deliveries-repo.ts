@@ -66,13 +66,26 @@ export interface DeliveryLogFilter {
 export interface DeliveriesRepo {
   /** Due at `now`. */
   insert(d: NewDelivery, now: number): Promise<void>;
-  /** Pending, due and not leased at `now`, oldest due first. */
-  due(now: number, limit: number): Promise<{ id: number; url: string }[]>;
+  /**
+   * Pending, due and not leased at `now`, oldest due first. `perUrl`: the most deliveries to one
+   * URL that may be in flight at once (the widest window any URL may have); a backend shared by
+   * several processes offers a URL no more than its live leases leave of that.
+   */
+  due(now: number, limit: number, perUrl?: number): Promise<{ id: number; url: string }[]>;
   /**
    * Takes a lease on a delivery and counts the attempt; undefined when it is no longer pending,
-   * or someone else's lease on it still runs.
+   * or someone else's lease on it still runs. `urlSlots`: the claimant's window for the URL, the
+   * most deliveries to it in flight at once with this one; a backend shared by several processes
+   * refuses the claim when the live leases of every process on that URL already fill it (absent:
+   * the backend's own bound). A backend of one process leaves that count to the claimant.
    */
-  claim(id: number, owner: string, leaseUntil: number, now: number): Promise<ClaimedDelivery | undefined>;
+  claim(
+    id: number,
+    owner: string,
+    leaseUntil: number,
+    now: number,
+    urlSlots?: number,
+  ): Promise<ClaimedDelivery | undefined>;
   recordAttempt(deliveryId: number, a: AttemptRow): Promise<void>;
   /** The attempt's outcome: delivered, failed for good, or pending again at `nextAttemptMs`. */
   settle(

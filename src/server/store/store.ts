@@ -56,6 +56,12 @@ export interface Tx {
   attempt<T>(fn: () => Promise<T>): Promise<T>;
   /** The same unit seen by one business: every repository of it is confined to that business. */
   tenant(businessId: number): TenantTx;
+  /**
+   * True when nothing this unit can read is another unit's uncommitted write (it sees committed
+   * data only, plus its own writes). Then what it reads may be acted on before it commits (the
+   * dispatcher sends events it found). Absent or false: wait for the unit to settle.
+   */
+  readonly readsCommittedOnly?: boolean;
   readonly idempotency: IdempotencyAnswers;
   readonly businesses: BusinessesRepo;
   readonly credentials: CredentialsRepo;

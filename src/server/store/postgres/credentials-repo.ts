@@ -41,6 +41,9 @@ export class PgCredentials implements CredentialsRepo {
   constructor(private readonly tx: PgTx) {}
 
   get(key: string): Promise<CredentialRow | undefined> {
+    // PostgreSQL text holds no NUL byte, so no stored key has one; the statement would fail on
+    // it (a key taken from a path can carry one).
+    if (key.includes('\0')) return Promise.resolve(undefined);
     return this.tx.row(`SELECT ${CREDENTIAL} FROM credentials WHERE key = $1`, [key]);
   }
 

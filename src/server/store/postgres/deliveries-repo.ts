@@ -28,7 +28,11 @@ const HOST = hostname();
  * (owner, until) taken on a row locked `FOR UPDATE SKIP LOCKED`, and an instance that dies holds
  * its leases only until they run out; the next look of any instance then takes them over. The
  * per-URL bound holds across instances: `due` offers a URL only the slots its live leases leave,
- * and `claim` counts them again under a per-URL advisory lock held until the look commits.
+ * and `claim` counts them again under a per-URL advisory lock held until the look commits. The
+ * bound is the claiming instance's window for the URL (4 slots, up to 32 while the URL keeps
+ * answering it quickly: the dispatcher's), counted over every instance's live leases, so the
+ * deliveries in flight to a URL never exceed the widest window of any instance; without one given,
+ * the store's own `perUrl`.
  */
 export class PgDeliveries implements DeliveriesRepo {
   constructor(
@@ -57,7 +61,7 @@ export class PgDeliveries implements DeliveriesRepo {
     );
   }
 
-  due(now: number, limit: number): Promise<{ id: number; url: string }[]> {
+  due(now: number, limit: number, perUrl?: number): Promise<{ id: number; url: string }[]> {
     return this.tx.rows(
       `WITH busy AS (
          SELECT url, count(*) AS n FROM webhook_deliveries
@@ -70,7 +74,7 @@ export class PgDeliveries implements DeliveriesRepo {
          WHERE d.status = 'pending' AND d.next_attempt_ms <= $1 AND (d.lease_until IS NULL OR d.lease_until < $1)
        )
        SELECT id, url FROM free WHERE nth <= room ORDER BY next_attempt_ms, id LIMIT $3`,
-      [now, this.perUrl, limit],
+      [now, perUrl ?? this.perUrl, limit],
     );
   }
 
@@ -79,6 +83,7 @@ export class PgDeliveries implements DeliveriesRepo {
     owner: string,
     leaseUntil: number,
     now: number,
+    urlSlots?: number,
   ): Promise<ClaimedDelivery | undefined> {
     // The URL's lock first: an instance that loses it takes no row lock at all, so it never
     // stands in the way of the one judging that URL. Held until this look commits, so the count
@@ -98,7 +103,7 @@ export class PgDeliveries implements DeliveriesRepo {
          SELECT count(*) FROM webhook_deliveries WHERE url = $6 AND status = 'pending' AND lease_until >= $5
        ) < $7
        RETURNING id, event_id, event_type, url, payload, business_id, attempts, budget_start, event_seq`,
-      [owner, HOST, leaseUntil, id, now, lock.url, this.perUrl],
+      [owner, HOST, leaseUntil, id, now, lock.url, urlSlots ?? this.perUrl],
     );
     return claimed;
   }
@@ -185,6 +190,8 @@ export class PgDeliveries implements DeliveriesRepo {
   }
 
   log(f: DeliveryLogFilter, limit: number): Promise<DeliveryRow[]> {
+    // No stored event id has a NUL byte (PostgreSQL text cannot hold one; the statement would fail).
+    if (f.eventId?.includes('\0')) return Promise.resolve([]);
     const where: string[] = [];
     const args: unknown[] = [];
     if (f.eventId) {

@@ -2,27 +2,48 @@ import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
 import { IDEMPOTENCY_TTL_MS, isFresh, type StoredResponse } from '../../domain/idempotency.js';
 import type { Begun, IdempotencyAnswers, IdempotencyClaims } from '../idempotency-repo.js';
+import { ordersTextOf, seqOfEventId } from '../outbox-repo.js';
 import type { PgTx } from './tx.js';
 
 interface Row {
   fingerprint: string;
   status: number;
   is_error: boolean;
-  payload: string;
+  /** Null when the answer is kept as a reference to its event (event_seq). */
+  payload: string | null;
   created_ms: number;
+  event_seq: number | null;
+  /** The referred event's payload and id, when the answer is kept as a reference. */
+  event_payload: string | null;
+  event_id: string | null;
 }
 
-const SELECT =
-  'SELECT fingerprint, status, is_error, payload, created_ms FROM idempotency_keys WHERE credential_key = $1 AND idem_key = $2';
+// An answer kept by reference reads its bytes back from the event it names, in the same
+// statement: whichever instance answers, the replay is the bytes of the shared event row
+// (outbox rows are never deleted, and outlive the 24 h an answer is kept).
+const SELECT = `SELECT k.fingerprint, k.status, k.is_error, k.payload, k.created_ms, k.event_seq,
+    e.payload AS event_payload, e.id AS event_id
+  FROM idempotency_keys k LEFT JOIN outbox_events e ON e.seq = k.event_seq
+  WHERE k.credential_key = $1 AND k.idem_key = $2`;
 
-const answerOf = (r: Row | undefined): StoredResponse | undefined =>
-  r && {
+function answerOf(r: Row | undefined): StoredResponse | undefined {
+  if (!r) return undefined;
+  let payload = r.payload;
+  if (r.event_seq !== null) {
+    // Cannot fail while outbox rows are kept; if it did, the key is treated as unused rather
+    // than replaying a wrong answer.
+    payload = r.event_payload === null ? null : (ordersTextOf(r.event_payload) ?? null);
+  }
+  if (payload === null) return undefined;
+  return {
     fingerprint: r.fingerprint,
     status: r.status,
     isError: r.is_error,
-    payload: r.payload,
+    payload,
     createdAt: r.created_ms,
+    ...(r.event_id === null ? {} : { event: r.event_id }),
   };
+}
 
 /**
  * How long a claim holds without its holder giving it back. A request ends within the server's
@@ -94,11 +115,21 @@ export class PgIdempotencyAnswers implements IdempotencyAnswers {
     // key committed first (its claim lapsed while it ran): this unit must not commit a second
     // execution, so it fails whole. A concurrent one waits on the key's index entry until the
     // other commits, then lands here too.
+    // By reference (event_seq, no payload) only when the bytes really are the named event's one
+    // order, as eventPayload wrote it: checked here, in the unit that wrote the event and in the
+    // same statement, so a replay can never differ from the first answer.
+    const seq = s.event === undefined ? undefined : seqOfEventId(s.event);
     const stored = await this.tx.exec(
-      `INSERT INTO idempotency_keys AS k (credential_key, idem_key, fingerprint, status, is_error, payload, created_ms)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
+      `WITH ev AS (
+         SELECT seq FROM outbox_events
+         WHERE seq = $9 AND id = $10 AND right(payload::text, length($6::text) + 12) = '"orders":[' || $6::text || ']}'
+       )
+       INSERT INTO idempotency_keys AS k (credential_key, idem_key, fingerprint, status, is_error, payload, created_ms, event_seq)
+       SELECT $1, $2, $3, $4, $5, CASE WHEN ev.seq IS NULL THEN $6::text::json END, $7, ev.seq
+       FROM (SELECT 1) AS one LEFT JOIN ev ON true
        ON CONFLICT (credential_key, idem_key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status,
-         is_error = excluded.is_error, payload = excluded.payload, created_ms = excluded.created_ms
+         is_error = excluded.is_error, payload = excluded.payload, created_ms = excluded.created_ms,
+         event_seq = excluded.event_seq
        WHERE k.created_ms <= $8`,
       [
         credentialKey,
@@ -109,6 +140,8 @@ export class PgIdempotencyAnswers implements IdempotencyAnswers {
         s.payload,
         s.createdAt,
         s.createdAt - IDEMPOTENCY_TTL_MS,
+        seq ?? null,
+        s.event ?? null,
       ],
     );
     if (stored === 0)

@@ -12,6 +12,10 @@ export const MIGRATIONS: readonly string[] = [
     ADD CONSTRAINT orders_brand FOREIGN KEY (brand_id) REFERENCES brands(id),
     ADD CONSTRAINT orders_branch FOREIGN KEY (branch_id) REFERENCES branches(id);
   `,
+  /* 2: a stored Idempotency-Key answer that is exactly the order an outbox event carries (a
+     status change) refers to that event (event_seq) instead of keeping a copy (payload null) */ `
+  ALTER TABLE idempotency_keys ALTER COLUMN payload DROP NOT NULL, ADD COLUMN event_seq bigint;
+  `,
 ];
 
 /** Any constant works: it only has to be the same in every partner that migrates this database. */

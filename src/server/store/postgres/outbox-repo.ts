@@ -22,18 +22,31 @@ export class PgTenantOutbox implements TenantOutbox {
   ) {}
 
   async enqueue(e: NewEvent): Promise<string> {
-    // The seq comes first (the event id names it), from the identity's own sequence. The notify
-    // is part of this transaction: PostgreSQL delivers it to every listening instance at COMMIT,
-    // and never if the unit rolls back.
-    const [s] = await this.tx.change<{ seq: number }>(
-      "SELECT nextval(pg_get_serial_sequence('outbox_events', 'seq')) AS seq, pg_notify('partner_outbox', '')",
+    // The seq comes first (the event id names it), from the identity's own sequence, with
+    // whether any registration receives the event (the rule of `receives` in domain/delivery.ts:
+    // brand, branch and type match, null/'all' = any). An event nobody receives is settled as it
+    // is written (delivered, no attempt), as the dispatcher would settle it: no second write of
+    // the row, and no instance woken to look at it. Otherwise the notify is part of this
+    // transaction: PostgreSQL delivers it to every listening instance at COMMIT, and never if the
+    // unit rolls back.
+    const [s] = await this.tx.change<{ seq: number; heard: boolean }>(
+      `WITH r AS (
+         SELECT 1 FROM webhooks
+         WHERE business_id = $1 AND deleted_at IS NULL AND (brand_id IS NULL OR brand_id = $2)
+           AND (branch_id IS NULL OR branch_id = $3) AND (event = 'all' OR event = $4)
+         LIMIT 1
+       )
+       SELECT nextval(pg_get_serial_sequence('outbox_events', 'seq')) AS seq, EXISTS (SELECT 1 FROM r) AS heard,
+         (SELECT pg_notify('partner_outbox', '') FROM r) AS notified`,
+      [this.businessId, e.brandId, e.branchId, e.type],
     );
     const seq = s!.seq;
+    const settled = !s!.heard;
     const id = eventIdFor(seq);
     const at = iso(e.now);
     await this.tx.exec(
-      `INSERT INTO outbox_events (seq, id, type, business_id, brand_id, branch_id, order_id, payload, next_attempt_ms, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`,
+      `INSERT INTO outbox_events (seq, id, type, business_id, brand_id, branch_id, order_id, payload, next_attempt_ms, created_at, updated_at, fanned_out, status)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12)`,
       [
         seq,
         id,
@@ -45,6 +58,8 @@ export class PgTenantOutbox implements TenantOutbox {
         eventPayload(e.brandId, e.branchId, e.orders),
         e.now,
         at,
+        settled,
+        settled ? 'delivered' : 'pending',
       ],
     );
     return id;
@@ -56,7 +71,8 @@ export class PgOutbox implements OutboxRepo {
 
   get(id: string): Promise<OutboxEvent | undefined> {
     const seq = seqOfEventId(id);
-    if (seq === undefined) return Promise.resolve(undefined);
+    // No stored id has a NUL byte (PostgreSQL text cannot hold one; the statement would fail).
+    if (seq === undefined || id.includes('\0')) return Promise.resolve(undefined);
     return this.tx.row(`SELECT ${EVENT} FROM outbox_events WHERE seq = $1 AND id = $2`, [seq, id]);
   }
 

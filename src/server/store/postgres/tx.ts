@@ -49,6 +49,11 @@ export class PgTx implements Tx {
   state: 'running' | 'done' = 'running';
   /** Whether a statement that writes ran (commit hooks fire only for units that wrote). */
   wrote = false;
+  /**
+   * Each unit is its own transaction (READ COMMITTED for writes, a snapshot for reads): it never
+   * sees another unit's uncommitted writes.
+   */
+  readonly readsCommittedOnly = true;
   private savepoints = 0;
   private lastTenant?: PgTenantTx;
   private _idempotency?: PgIdempotencyAnswers;

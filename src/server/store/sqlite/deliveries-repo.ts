@@ -132,12 +132,23 @@ export class SqliteDeliveries implements DeliveriesRepo {
   }
 
   async nextDueMs(): Promise<number | null> {
-    return this.tx
+    // Two index walks instead of a scan of every pending row (a backlog can hold thousands): the
+    // earliest unleased one (deliveries_due, past the few in flight), and the leased ones
+    // (deliveries_leased: only those in flight).
+    const free = this.tx
       .select(
-        "SELECT min(max(next_attempt_ms, coalesce(lease_until, 0))) FROM webhook_deliveries WHERE status = 'pending'",
+        "SELECT next_attempt_ms FROM webhook_deliveries WHERE status = 'pending' AND lease_until IS NULL ORDER BY next_attempt_ms LIMIT 1",
+      )
+      .pluck()
+      .get() as number | undefined;
+    const leased = this.tx
+      .select(
+        "SELECT min(max(next_attempt_ms, lease_until)) FROM webhook_deliveries WHERE lease_until IS NOT NULL AND status = 'pending'",
       )
       .pluck()
       .get() as number | null;
+    if (free === undefined) return leased;
+    return leased === null ? free : Math.min(free, leased);
   }
 
   async log(f: DeliveryLogFilter, limit: number): Promise<DeliveryRow[]> {

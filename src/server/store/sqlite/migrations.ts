@@ -459,4 +459,12 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE temp.named_ids;
   DROP TABLE temp.floors;
   `,
+  // v7: the dispatcher asks for the next due delivery on every look; the leased ones (those in
+  // flight) get an index of their own so that never scans the pending backlog. A stored
+  // Idempotency-Key answer that is exactly the order an outbox event carries (a status change)
+  // refers to that event (event_seq) instead of keeping a copy (payload is then empty).
+  `
+  CREATE INDEX deliveries_leased ON webhook_deliveries(lease_until) WHERE lease_until IS NOT NULL;
+  ALTER TABLE idempotency_keys ADD COLUMN event_seq INTEGER;
+  `,
 ];

@@ -11,6 +11,8 @@ import {
   type UnfannedEvent,
 } from '../outbox-repo.js';
 import type { OrderEventType } from '../../../contract/schemas/orders.js';
+import { receives } from '../../domain/delivery.js';
+import type { WebhookRow } from '../webhooks-repo.js';
 import { sql } from './statements.js';
 import type { SqliteTx } from './tx.js';
 
@@ -28,10 +30,19 @@ export class SqliteTenantOutbox implements TenantOutbox {
     const seq = this.tx.select('SELECT coalesce(max(seq), 0) + 1 FROM outbox_events').pluck().get() as number;
     const id = eventIdFor(seq);
     const at = iso(e.now);
+    // An event no registration receives is settled as it is written (delivered, no attempt), as
+    // the dispatcher would settle it: no second write of the row, and no fan-out look for it.
+    const hooks = this.tx
+      .select(
+        'SELECT business_id, brand_id, branch_id, event FROM webhooks WHERE business_id = ? AND deleted_at IS NULL',
+      )
+      .all(this.businessId) as Pick<WebhookRow, 'business_id' | 'brand_id' | 'branch_id' | 'event'>[];
+    const head = { business_id: this.businessId, brand_id: e.brandId, branch_id: e.branchId, type: e.type };
+    const settled = !hooks.some((w) => receives(w, head)) ? 1 : 0;
     this.tx
       .change(
-        `INSERT INTO outbox_events (seq, id, type, business_id, brand_id, branch_id, order_id, payload, next_attempt_ms, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO outbox_events (seq, id, type, business_id, brand_id, branch_id, order_id, payload, next_attempt_ms, created_at, updated_at, fanned_out, status)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         seq,
@@ -45,6 +56,8 @@ export class SqliteTenantOutbox implements TenantOutbox {
         e.now,
         at,
         at,
+        settled,
+        settled ? 'delivered' : 'pending',
       );
     return id;
   }

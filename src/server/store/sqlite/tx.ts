@@ -50,6 +50,10 @@ export class SqliteTx implements Tx {
     readonly shared: SqliteShared,
   ) {}
 
+  get readsCommittedOnly(): boolean {
+    return this.unit.readsCommittedOnly;
+  }
+
   /** A cached statement that reads. */
   select(text: string): Statement {
     this.unit.check(false);

@@ -40,6 +40,35 @@ afterEach(async () => {
 });
 
 describe('SQLite unit of work', () => {
+  it("tells a unit whether it can see another unit's uncommitted writes", async () => {
+    const seen: [string, boolean | undefined][] = [];
+    const look = (name: string) =>
+      store.write(async (tx) => {
+        seen.push([name, tx.readsCommittedOnly]);
+      });
+    await Promise.all([
+      look('first of its group'),
+      store
+        .write(async (tx) => {
+          insert(tx, 1);
+          throw new Error('rolled back to its savepoint: leaves nothing');
+        })
+        .catch(() => undefined),
+      look('after a unit that left nothing'),
+      store.write(async (tx) => {
+        insert(tx, 2);
+      }),
+      look('after a unit that wrote'),
+    ]);
+    await look('first of the next group');
+    expect(seen).toEqual([
+      ['first of its group', true],
+      ['after a unit that left nothing', true],
+      ['after a unit that wrote', false],
+      ['first of the next group', true],
+    ]);
+  });
+
   it('a failed unit leaves nothing written while its neighbours in the same group commit', async () => {
     const seen: Record<string, number[]> = {};
     const a = store.write(async (tx) => {

@@ -28,6 +28,8 @@ export class Unit {
   state: 'running' | 'done' | 'dead' = 'running';
   /** Whether it ran a statement that writes. */
   wrote = false;
+  /** Whether no unit before it in its group had written anything (see Tx.readsCommittedOnly). */
+  readsCommittedOnly = true;
   constructor(readonly mode: UnitMode) {}
 
   /** Throws unless this unit is the one running now (and, for a write, a write unit). */
@@ -108,6 +110,8 @@ export class UnitQueue {
     const job = this.queue.shift();
     if (!job) return;
     const unit = new Unit(job.mode);
+    // A unit whose savepoint was rolled back left nothing; one released with writes did.
+    unit.readsCommittedOnly = !this.groupWrote;
     this.running = { job, unit };
     this.scheduleFlush();
     let result: unknown;
