@@ -150,3 +150,26 @@ fs.writeFileSync(${JSON.stringify(`${src}.v8cache`)}, s.createCachedData());`;
     }
   });
 });
+
+describe('what an API command loads', () => {
+  it('not node:child_process (commander needs it only for executable subcommands)', async () => {
+    const dir = tempDir('partner-trace-');
+    const trace = join(dir, 'trace.cjs');
+    writeFileSync(
+      trace,
+      "process.on('exit', () => process._rawDebug('[loaded] ' + process.moduleLoadList.filter((m) => /^NativeModule (child_process|http)$/.test(m)).join(',')));\n",
+    );
+    const r = await node(
+      ['-r', trace, join(root, 'bin/partner.js'), 'orders', 'statuses', '--json'],
+      env({
+        PARTNER_CONFIG_DIR: tempDir('partner-config-'),
+        PARTNER_BASE_URL: s.baseUrl,
+        PARTNER_KEY: s.credential.key,
+        PARTNER_SECRET: s.credential.secret,
+      }),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    // node:http is listed: the trace sees what was loaded at all.
+    expect(r.stderr).toMatch(/^\[loaded\] NativeModule http$/m);
+  });
+});
