@@ -105,8 +105,8 @@ export async function run({ log }) {
     const lines = [
       `Medians of ${RUNS} interleaved runs each (spawned processes; the server is \`partner local start --seed demo\` on 127.0.0.1); 1-minute load average ${load.map((l) => l.toFixed(1)).join(' → ')} on ${os.cpus().length} cores during the runs.${withCpu ? ' CPU ms: the same commands under `perf stat -e task-clock` (all threads), in separate interleaved runs.' : ''}`,
       '',
-      `| command | median ms | × \`node -e 0\` | target | |${withCpu ? ' CPU ms | CPU × |' : ''}`,
-      `|---|---:|---:|---:|---|${withCpu ? '---:|---:|' : ''}`,
+      `| command | median ms | × \`node -e 0\` | target | |${withCpu ? ' CPU ms | CPU × | |' : ''}`,
+      `|---|---:|---:|---:|---|${withCpu ? '---:|---:|---|' : ''}`,
     ];
     for (const [k, xs] of Object.entries(samples)) {
       const m = median(xs);
@@ -114,7 +114,9 @@ export async function run({ log }) {
       const target = targets[k];
       const ok = target === undefined ? '' : ratio <= target ? 'ok' : '**over**';
       const c = withCpu ? median(cpu[k]) : 0;
-      const cpuCols = withCpu ? ` ${c.toFixed(1)} | ${(c / cpuBase).toFixed(2)} |` : '';
+      // The target judged on CPU time too: on a shared machine it is the figure that holds still.
+      const cpuOk = target === undefined ? '' : c / cpuBase <= target ? 'ok' : '**over**';
+      const cpuCols = withCpu ? ` ${c.toFixed(1)} | ${(c / cpuBase).toFixed(2)} | ${cpuOk} |` : '';
       lines.push(
         `| \`${k}\` | ${m.toFixed(1)} | ${ratio.toFixed(2)} | ${target ? `≤ ${target}` : ''} | ${ok} |${cpuCols}`,
       );

@@ -108,7 +108,7 @@ describe('the binary', () => {
         encoding: 'utf8',
       });
       expect(other.status).not.toBe(0);
-      expect(other.stderr).toMatch(/dist[\\/]cli\.js/);
+      expect(other.stderr).toMatch(/dist[\\/]cli\.cjs/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -32,7 +32,7 @@ afterAll(async () => {
 
 /**
  * A preload that reports on stderr when the keyring binding is loaded (a require), and which of
- * the CLI's lazy chunks are (`[esm] NAME`, from an ESM loader hook).
+ * the CLI's chunks are (`[esm] NAME`: required CommonJS chunks, or ES modules by a loader hook).
  */
 function loadTracer(): string {
   const dir = tempDir('partner-trace-');
@@ -53,6 +53,8 @@ Module.register(${JSON.stringify(`file://${join(dir, 'hooks.mjs')}`)});
 const load = Module._load;
 Module._load = function (request, ...rest) {
   if (String(request).includes('@napi-rs/keyring')) process.stderr.write('[trace] @napi-rs/keyring loaded\\n');
+  const chunk = /^\\.\\/(?:chunks\\/)?([a-z][a-z-]*?)(-[\\w-]{8})?\\.cjs$/.exec(String(request));
+  if (chunk) process._rawDebug('[esm] ' + chunk[1]);
   return load.call(this, request, ...rest);
 };
 `,
