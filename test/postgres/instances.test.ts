@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PgStore } from '../../src/server/store/postgres/store.js';
 import { call, errorCode, startTestServer, type TestServer } from '../helpers/server.js';
 
 // Two servers on one PostgreSQL database stand for two instances behind a load balancer: what
@@ -62,5 +63,14 @@ describe('credentials across instances', () => {
     for (let i = 0; i < 10; i++) statuses.push((await webhooks(i % 2 ? a : b, cred)).status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(6);
     expect(statuses.slice(6)).toEqual([429, 429, 429, 429]);
+  });
+
+  it('a read of one statement takes one round trip, with no transaction around it', async () => {
+    const cred = await a.issueCredential({ businessId, scopes: ['webhooks:read'] });
+    expect((await webhooks(b, cred)).status).toBe(200);
+    const stats = (b.server.services.store as PgStore).stats;
+    const before = stats.roundTrips;
+    expect((await webhooks(b, cred)).status).toBe(200);
+    expect(stats.roundTrips - before).toBe(1);
   });
 });
