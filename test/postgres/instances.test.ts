@@ -65,6 +65,19 @@ describe('credentials across instances', () => {
     expect(statuses.slice(6)).toEqual([429, 429, 429, 429]);
   });
 
+  it('a guess at the secret of a key in use spends nothing of its budget', async () => {
+    const cred = await a.issueCredential({ businessId, scopes: ['webhooks:read'], rateLimit: 3 });
+    // Verified and cached on b: b's next requests check the row and take in one statement.
+    expect((await webhooks(b, cred)).status).toBe(200);
+    for (let i = 0; i < 3; i++) {
+      const r = await webhooks(b, { key: cred.key, secret: `${cred.secret}x` });
+      expect([r.status, errorCode(r)]).toEqual([401, 'auth_invalid_credential']);
+    }
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await webhooks(b, cred)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+  });
+
   it('a read of one statement takes one round trip, with no transaction around it', async () => {
     const cred = await a.issueCredential({ businessId, scopes: ['webhooks:read'] });
     expect((await webhooks(b, cred)).status).toBe(200);
