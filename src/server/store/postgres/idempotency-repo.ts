@@ -32,23 +32,12 @@ const answerOf = (r: Row | undefined): StoredResponse | undefined =>
 export const CLAIM_LEASE_MS = 60_000;
 
 /**
- * Claims as rows every instance sees. `begin` looks for a fresh stored answer and, finding none,
- * inserts the claim (`ON CONFLICT DO NOTHING` unless the existing claim's lease has run out), in
- * one statement. Its look sees the answers committed when it started, its insert the claims
- * committed when it runs, so an answer committed in between is caught by the request's unit
- * (`recheck`). Even a claim taken over from a holder that is in fact still running cannot execute
- * twice: its answer is stored with the change, and `put` refuses to overwrite a fresh answer.
+ * Claims as rows every instance sees. `begin` looks for a stored answer, then inserts the claim
+ * (`ON CONFLICT DO NOTHING` unless the existing claim's lease has run out). The two are separate
+ * statements, so an answer committed in between is caught by the request's unit (`recheck`).
+ * Even a claim taken over from a holder that is in fact still running cannot execute twice: its
+ * answer is stored with the change, and `put` refuses to overwrite a fresh answer (see below).
  */
-const BEGIN = `
-  WITH a AS (${SELECT}),
-  c AS (
-    INSERT INTO idempotency_claims AS c (credential_key, idem_key, holder, lease_until_ms)
-    SELECT $1, $2, $3, $4 WHERE NOT EXISTS (SELECT 1 FROM a WHERE created_ms > $6)
-    ON CONFLICT (credential_key, idem_key) DO UPDATE SET holder = excluded.holder, lease_until_ms = excluded.lease_until_ms
-    WHERE c.lease_until_ms < $5
-    RETURNING 1)
-  SELECT a.*, EXISTS (SELECT 1 FROM c) AS taken FROM (SELECT) AS one LEFT JOIN a ON true`;
-
 export class PgClaims implements IdempotencyClaims {
   /** This instance's claims: release deletes only the claim it took, never a successor's. */
   private readonly mine = new Map<string, string>();
@@ -56,17 +45,22 @@ export class PgClaims implements IdempotencyClaims {
   constructor(private readonly pool: Pool) {}
 
   async begin(credentialKey: string, key: string, now: number): Promise<Begun> {
-    const holder = randomBytes(9).toString('base64url');
-    // `created_ms > now - TTL` is isFresh in SQL: a fresh answer is replayed, never claimed over.
-    const { rows } = await this.pool.query<Partial<Row> & { taken: boolean }>({
-      name: 'idem-begin',
-      text: BEGIN,
-      values: [credentialKey, key, holder, now + CLAIM_LEASE_MS, now, now - IDEMPOTENCY_TTL_MS],
+    const found = await this.pool.query<Row>({
+      name: 'idem-answer',
+      text: SELECT,
+      values: [credentialKey, key],
     });
-    const r = rows[0]!;
-    const answer = r.fingerprint === null || r.fingerprint === undefined ? undefined : answerOf(r as Row);
+    const answer = answerOf(found.rows[0]);
     if (answer && isFresh(answer, now)) return { kind: 'stored', answer };
-    if (!r.taken) return { kind: 'in_flight' };
+    const holder = randomBytes(9).toString('base64url');
+    const taken = await this.pool.query({
+      name: 'idem-claim',
+      text: `INSERT INTO idempotency_claims AS c (credential_key, idem_key, holder, lease_until_ms) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (credential_key, idem_key) DO UPDATE SET holder = excluded.holder, lease_until_ms = excluded.lease_until_ms
+             WHERE c.lease_until_ms < $5`,
+      values: [credentialKey, key, holder, now + CLAIM_LEASE_MS, now],
+    });
+    if (taken.rowCount === 0) return { kind: 'in_flight' };
     this.mine.set(`${credentialKey}\n${key}`, holder);
     return { kind: 'claimed', recheck: true };
   }
