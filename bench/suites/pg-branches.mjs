@@ -82,7 +82,7 @@ export async function run({ log }) {
     partnerRuns.reduce((n, r) => n + r.non2xx + r.errors, 0) +
     rawRuns.reduce((n, r) => n + r.non2xx + r.errors, 0);
   return [
-    `${cluster.version}, a throw-away cluster with default durability. Per partner request: auth (the credential row read from PostgreSQL each request, so revocation holds on every instance), the shared rate-limit bucket (one UPDATE), and the page read; the floor runs one query (the same page of branches) on a \`pg\` pool of the same size (10) and answers the same ${fmt(Buffer.byteLength(sample))} bytes. 50 connections, ${RUNS} × ${DURATION} s each; servers and PostgreSQL pinned to core 0, load on core 1; medians.`,
+    `${cluster.version}, a throw-away cluster with default durability. Per partner request two round trips: the credential row read from PostgreSQL (so revocation holds on every instance) and the take from the shared rate-limit bucket in one statement, then the page read (one statement, no transaction around it); the floor runs one query (the same page of branches) on a \`pg\` pool of the same size (10) and answers the same ${fmt(Buffer.byteLength(sample))} bytes. 50 connections, ${RUNS} × ${DURATION} s each; servers and PostgreSQL pinned to core 0, load on core 1; medians.`,
     '',
     '| | req/s | p99 ms |',
     '|---|---:|---:|',

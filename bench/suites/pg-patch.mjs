@@ -164,7 +164,7 @@ export async function run({ log }) {
     partnerRuns.reduce((n, r) => n + r.non2xx + r.errors, 0) +
     rawRuns.reduce((n, r) => n + r.non2xx + r.errors, 0);
   return [
-    `${cluster.version}, a throw-away cluster with default durability (fsync, synchronous_commit on). Each partner request is a real transition (PLACED → ACCEPTED on a fresh order): auth (credential row read), the shared rate-limit bucket (one UPDATE), the Idempotency-Key claim row, then one transaction: the order row locked and updated, the outbox event and its NOTIFY, the stored answer; the webhook dispatcher runs in the same process (no receiver registered); order record ${fmt(recordBytes)} bytes; ${fmt(events)} status events in the outbox afterwards. The floor parses the same JSON body and INSERTs one row on a \`pg\` pool of the same size (10). 50 connections, ${RUNS} × ${DURATION} s each; servers and PostgreSQL pinned to core 0, load on core 1; medians.`,
+    `${cluster.version}, a throw-away cluster with default durability (fsync, synchronous_commit on). Each partner request is a real transition (PLACED → ACCEPTED on a fresh order): the credential row read and the rate-limit take (one statement), the Idempotency-Key look and claim, then one transaction: the order row locked and updated, the outbox event and its NOTIFY, the stored answer; the webhook dispatcher runs in the same process (no receiver registered); order record ${fmt(recordBytes)} bytes; ${fmt(events)} status events in the outbox afterwards. The floor parses the same JSON body and INSERTs one row on a \`pg\` pool of the same size (10). 50 connections, ${RUNS} × ${DURATION} s each; servers and PostgreSQL pinned to core 0, load on core 1; medians.`,
     '',
     '| | req/s | p99 ms |',
     '|---|---:|---:|',

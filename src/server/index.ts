@@ -122,6 +122,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         ? new SharedCredentialAuth(
             store,
             (key) => opened.peek((tx) => tx.credentials.get(key)),
+            opened.admitCredential!,
             now,
             opts.authThrottle,
           )

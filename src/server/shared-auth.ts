@@ -1,6 +1,7 @@
 import type { AuthThrottleLimits } from './domain/auth-throttle.js';
 import { type AuthedCredential, parseBasic } from './domain/auth.js';
 import { CredentialAuth } from './http/auth.js';
+import type { RateDecision } from './domain/rate-limit.js';
 import type { CredentialRow } from './store/credentials-repo.js';
 import type { Store } from './store/store.js';
 
@@ -39,16 +40,55 @@ export class SharedCredentialAuth extends CredentialAuth {
     store: Store,
     /** Reads a credential's row as committed now (PgStore.peek: one round trip). */
     private readonly currentRow: (key: string) => Promise<CredentialRow | undefined>,
+    /**
+     * Reads the row as committed now and, unless it is revoked, takes one request from its rate
+     * budget at the row's limit, in one round trip (PgRateLimits.admit).
+     */
+    private readonly rowAndTake: (
+      key: string,
+      now: number,
+    ) => Promise<{ row: CredentialRow | undefined; rate: RateDecision | undefined }>,
     now: () => number,
     limits: Partial<AuthThrottleLimits> = {},
   ) {
     super(store, now, limits);
   }
 
+  /**
+   * The hot path: credentials this instance verified before are checked against the row and take
+   * from the budget in one statement. Credentials not (or no longer) cached are verified first and
+   * take after (two round trips), so a wrong guess at a key's secret never spends its budget. If
+   * the row changed since the cached verification, the credentials are verified again against it
+   * (a revoked or rotated-out secret then fails, having spent one request of a budget its holder
+   * was using a moment ago).
+   */
+  override async admit(
+    header: string | undefined,
+    client: string,
+    now: number,
+  ): Promise<{ cred: AuthedCredential; rate: RateDecision }> {
+    const parsed = parseBasic(header);
+    if (!parsed || !this.isCached(header!)) return super.admit(header, client, now);
+    const { row, rate } = await this.rowAndTake(parsed.key, now);
+    const cred = await this.against(parsed.key, row, header, client);
+    return { cred, rate: rate ?? (await super.admit(header, client, now)).rate };
+  }
+
   override async authenticate(header: string | undefined, client = ''): Promise<AuthedCredential> {
     const parsed = parseBasic(header);
     if (!parsed) return super.authenticate(header, client);
-    const state = stateOf(await this.currentRow(parsed.key));
+    return this.against(parsed.key, await this.currentRow(parsed.key), header, client);
+  }
+
+  /** Authenticates against the credential's row as just read. */
+  private async against(
+    key: string,
+    row: CredentialRow | undefined,
+    header: string | undefined,
+    client: string,
+  ): Promise<AuthedCredential> {
+    const parsed = { key };
+    const state = stateOf(row);
     const seen = this.known.get(parsed.key);
     if (seen !== undefined && seen !== state) super.invalidate(parsed.key);
     const cred = await super.authenticate(header, client);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PgStore } from '../../src/server/store/postgres/store.js';
 import { call, errorCode, startTestServer, type TestServer } from '../helpers/server.js';
 
 // Two servers on one PostgreSQL database stand for two instances behind a load balancer: what
@@ -62,5 +63,27 @@ describe('credentials across instances', () => {
     for (let i = 0; i < 10; i++) statuses.push((await webhooks(i % 2 ? a : b, cred)).status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(6);
     expect(statuses.slice(6)).toEqual([429, 429, 429, 429]);
+  });
+
+  it('a guess at the secret of a key in use spends nothing of its budget', async () => {
+    const cred = await a.issueCredential({ businessId, scopes: ['webhooks:read'], rateLimit: 3 });
+    // Verified and cached on b: b's next requests check the row and take in one statement.
+    expect((await webhooks(b, cred)).status).toBe(200);
+    for (let i = 0; i < 3; i++) {
+      const r = await webhooks(b, { key: cred.key, secret: `${cred.secret}x` });
+      expect([r.status, errorCode(r)]).toEqual([401, 'auth_invalid_credential']);
+    }
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await webhooks(b, cred)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+  });
+
+  it('a read of one statement takes one round trip, with no transaction around it', async () => {
+    const cred = await a.issueCredential({ businessId, scopes: ['webhooks:read'] });
+    expect((await webhooks(b, cred)).status).toBe(200);
+    const stats = (b.server.services.store as PgStore).stats;
+    const before = stats.roundTrips;
+    expect((await webhooks(b, cred)).status).toBe(200);
+    expect(stats.roundTrips - before).toBe(1);
   });
 });

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgStore } from '../../src/server/store/postgres/store.js';
+import type { PgTx } from '../../src/server/store/postgres/tx.js';
 import { MIGRATIONS } from '../../src/server/store/postgres/migrations.js';
 import { createTestDatabase, type TestDatabase, withDatabase } from '../helpers/pg-databases.js';
 import { inject } from 'vitest';
@@ -96,6 +97,69 @@ describe('PostgreSQL unit of work', () => {
     const titles = (await a.read((tx) => tx.businesses.list())).map((x) => x.title);
     expect(titles).toContain('Kept');
     expect(titles).not.toContain('Attempted');
+  });
+
+  it('runs a one-statement read unit as that statement alone, and a longer one in one snapshot', async () => {
+    const id = await business(a, 'Snapshot 0');
+    let before = a.stats.roundTrips;
+    expect(await a.read((tx) => tx.businesses.get(id))).toMatchObject({ title: 'Snapshot 0' });
+    expect(a.stats.roundTrips - before).toBe(1);
+
+    // Another instance commits between the unit's two statements: both still see one snapshot.
+    let runs = 0;
+    const restarts = a.stats.restarts;
+    const seen = await a.read(async (tx) => {
+      const first = await tx.businesses.get(id);
+      runs++;
+      await b.write((w) =>
+        (w as PgTx).exec('UPDATE businesses SET title = $1 WHERE id = $2', [`Snapshot ${runs}`, id]),
+      );
+      const second = await tx.businesses.get(id);
+      return [first?.title, second?.title];
+    });
+    expect(seen[0]).toBe(seen[1]);
+    expect(runs).toBe(2);
+    expect(a.stats.restarts - restarts).toBe(1);
+    // Learnt: the next unit starting with that statement begins at once (BEGIN, 2 statements, COMMIT).
+    before = a.stats.roundTrips;
+    await a.read(async (tx) => [await tx.businesses.get(id), await tx.businesses.get(id)]);
+    expect(a.stats.roundTrips - before).toBe(4);
+    expect(a.stats.restarts - restarts).toBe(1);
+  });
+
+  it('takes no savepoint for an attempt that succeeds or fails before writing', async () => {
+    const before = a.stats.roundTrips;
+    await a.write(async (tx) => {
+      await tx.attempt(() =>
+        tx.businesses.create({ title: 'No savepoint', address: '', logo: '' }, Date.now()),
+      );
+      await expect(
+        tx.attempt(async () => {
+          await tx.businesses.any();
+          throw new Error('refused before writing');
+        }),
+      ).rejects.toThrow('refused before writing');
+    });
+    // BEGIN, INSERT, SELECT, COMMIT.
+    expect(a.stats.roundTrips - before).toBe(4);
+    expect((await a.read((tx) => tx.businesses.list())).map((x) => x.title)).toContain('No savepoint');
+  });
+
+  it('never commits a run that had to restart, even when the unit swallows the restart', async () => {
+    let runs = 0;
+    await a.write(async (tx) => {
+      runs++;
+      await tx.businesses.create({ title: `Swallowed ${runs}`, address: '', logo: '' }, Date.now());
+      await tx
+        .attempt(async () => {
+          await tx.businesses.create({ title: `Swallowed part ${runs}`, address: '', logo: '' }, Date.now());
+          throw new Error('part fails');
+        })
+        .catch(() => undefined);
+    });
+    expect(runs).toBe(2);
+    const titles = (await a.read((tx) => tx.businesses.list())).map((x) => x.title);
+    expect(titles.filter((t) => t.startsWith('Swallowed'))).toEqual(['Swallowed 2']);
   });
 
   it('refuses a handle used after its unit, and a write from a read unit', async () => {

@@ -348,9 +348,8 @@ export function buildApp(
         return;
       }
       if (op.auth === 'none') return;
-      const cred = await services.auth.authenticate(req.headers.authorization, req.ip);
+      const { cred, rate } = await services.auth.admit(req.headers.authorization, req.ip, services.now());
       req.credential = cred;
-      const rate = await store.rateLimits.take(cred.key, cred.rateLimit, services.now());
       reply.headers({
         'ratelimit-limit': rate.limit,
         'ratelimit-remaining': rate.remaining,

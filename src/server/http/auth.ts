@@ -5,7 +5,7 @@ import {
   retryAfter,
   spend,
 } from '../domain/auth-throttle.js';
-import type { Bucket } from '../domain/rate-limit.js';
+import type { Bucket, RateDecision } from '../domain/rate-limit.js';
 import { dummyHash, safeEqual, sha256, verifySecret } from '../security/secrets.js';
 import type { Scope } from '../../contract/scopes.js';
 import type { Store } from '../store/store.js';
@@ -113,6 +113,27 @@ export class CredentialAuth {
     }
     if (entry.revoked) throw new ApiError('auth_revoked');
     return entry.cred;
+  }
+
+  /**
+   * Authenticates, then takes one request from the credential's rate budget: the two steps every
+   * partner request starts with (a shared store may do both in one round trip, SharedCredentialAuth).
+   */
+  async admit(
+    header: string | undefined,
+    client: string,
+    now: number,
+  ): Promise<{ cred: AuthedCredential; rate: RateDecision }> {
+    const cred = await this.authenticate(header, client);
+    return { cred, rate: await this.store.rateLimits.take(cred.key, cred.rateLimit, now) };
+  }
+
+  /** Whether exactly these credentials were verified and still stand in the cache (not revoked, not expired). */
+  protected isCached(header: string): boolean {
+    const entry = this.cache.get(sha256(header).toString('base64'));
+    return (
+      entry !== undefined && !entry.revoked && (entry.validUntil === null || this.now() < entry.validUntil)
+    );
   }
 
   /** 429 before any hashing while the key's or the address's failure budget is spent. */

@@ -17,6 +17,17 @@ export interface OpenedStore {
   onRollback(fn: () => void): void;
   /** One read statement outside a transaction, where the backend has a cheaper path than a read unit. */
   peek<T>(fn: import('./store.js').UnitFn<T>): Promise<T>;
+  /**
+   * A credential's row as committed now and, unless revoked, one request taken from its rate
+   * budget, in one round trip (PostgreSQL only: SQLite's buckets are in memory).
+   */
+  admitCredential?: (
+    key: string,
+    now: number,
+  ) => Promise<{
+    row: import('./credentials-repo.js').CredentialRow | undefined;
+    rate: import('../domain/rate-limit.js').RateDecision | undefined;
+  }>;
   /** The SQLite connection itself (SQLite only), for tests and tools: the server goes through units. */
   sqlite?: import('./sqlite/db.js').Db;
 }
@@ -42,6 +53,7 @@ export async function openStore(loc: StoreLocation): Promise<OpenedStore> {
       backend: 'postgres',
       onRollback: (fn) => store.onRollback(fn),
       peek: (fn) => store.peek(fn),
+      admitCredential: (key, now) => store.rateLimits.admit(key, now),
     };
   }
   const [{ openDb }, { SqliteStore }] = await Promise.all([

@@ -10,7 +10,7 @@ import type { PgTx } from './tx.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const BUSINESS = 'id, title, address, logo, created_at';
-const CREDENTIAL =
+export const CREDENTIAL =
   'key, business_id, secret_hash, prev_secret_hash, prev_valid_until, scopes, rate_limit, revoked_at, rotated_at, created_at';
 
 export class PgBusinesses implements BusinessesRepo {

@@ -1,21 +1,62 @@
 import type { Pool } from 'pg';
 import type { RateDecision } from '../../domain/rate-limit.js';
+import type { CredentialRow } from '../credentials-repo.js';
 import type { RateLimits } from '../rate-limits-repo.js';
+import { CREDENTIAL } from './credentials-repo.js';
 
 // The token bucket of domain/rate-limit.ts, computed by PostgreSQL in one atomic statement on a
 // row every instance shares: refill since the last take (capacity `limit`, limit/60 000 tokens a
 // ms), then spend one token if there is one. The row lock the UPDATE takes serialises takes of
 // one credential across instances, so the budget is exact: no instance spends tokens another
 // already spent. `greatest` keeps a clock slightly behind another instance's from refilling twice.
-const TAKE = `
+// `limit` is an SQL expression, `now` a placeholder; `rows` yields the credential key and limit.
+function takeSql(limit: string, now: string, rows: string): string {
+  const refilled = `least(${limit}, b.tokens + greatest(0, ${now} - b.updated_ms) * ${limit} / 60000)`;
+  return `
   INSERT INTO rate_buckets AS b (credential_key, tokens, updated_ms, allowed)
-  VALUES ($1, $2::double precision - CASE WHEN $2 >= 1 THEN 1 ELSE 0 END, $3, $2 >= 1)
+  ${rows}
   ON CONFLICT (credential_key) DO UPDATE SET
-    allowed = least($2::double precision, b.tokens + greatest(0, $3 - b.updated_ms) * $2::double precision / 60000) >= 1,
-    tokens = least($2::double precision, b.tokens + greatest(0, $3 - b.updated_ms) * $2::double precision / 60000)
-      - CASE WHEN least($2::double precision, b.tokens + greatest(0, $3 - b.updated_ms) * $2::double precision / 60000) >= 1 THEN 1 ELSE 0 END,
-    updated_ms = greatest(b.updated_ms, $3)
+    allowed = ${refilled} >= 1,
+    tokens = ${refilled} - CASE WHEN ${refilled} >= 1 THEN 1 ELSE 0 END,
+    updated_ms = greatest(b.updated_ms, ${now})
   RETURNING tokens, allowed`;
+}
+
+const TAKE = takeSql(
+  '$2::double precision',
+  '$3',
+  'VALUES ($1, $2::double precision - CASE WHEN $2 >= 1 THEN 1 ELSE 0 END, $3, $2 >= 1)',
+);
+
+// The credential's row as committed now and, if it is not revoked, a take from its bucket at the
+// row's own limit: the per-request credential check and rate take in one round trip.
+const ADMIT = `
+  WITH c AS (SELECT ${CREDENTIAL} FROM credentials WHERE key = $1),
+  t AS (${takeSql(
+    '(SELECT rate_limit FROM c)::double precision',
+    '$2',
+    `SELECT key, rate_limit::double precision - CASE WHEN rate_limit >= 1 THEN 1 ELSE 0 END, $2, rate_limit >= 1
+       FROM c WHERE revoked_at IS NULL`,
+  )})
+  SELECT c.*, t.tokens, t.allowed FROM c LEFT JOIN t ON true`;
+
+/** The same figures domain/rate-limit.ts gives a single process. */
+function decisionOf(tokens: number, allowed: boolean, limit: number): RateDecision {
+  const perMs = limit / 60_000;
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, Math.floor(tokens)),
+    reset: Math.ceil((limit - tokens) / perMs / 1000),
+    retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / perMs / 1000)),
+  };
+}
+
+/** What `admit` found: the credential's row now, and the take made at its limit (none if revoked or absent). */
+export interface Admission {
+  row: CredentialRow | undefined;
+  rate: RateDecision | undefined;
+}
 
 export class PgRateLimits implements RateLimits {
   constructor(private readonly pool: Pool) {}
@@ -27,14 +68,28 @@ export class PgRateLimits implements RateLimits {
       values: [key, limit, now],
     });
     const { tokens, allowed } = rows[0]!;
-    // The same figures domain/rate-limit.ts gives a single process.
-    const perMs = limit / 60_000;
+    return decisionOf(tokens, allowed, limit);
+  }
+
+  /**
+   * Reads the credential's row and takes from its bucket in one statement. Only for a request
+   * whose exact credentials were verified before (SharedCredentialAuth): a guess at a key's
+   * secret never reaches this, so it cannot spend the key's budget.
+   */
+  async admit(key: string, now: number): Promise<Admission> {
+    const { rows } = await this.pool.query<
+      CredentialRow & { tokens: number | null; allowed: boolean | null }
+    >({
+      name: 'rate-admit',
+      text: ADMIT,
+      values: [key, now],
+    });
+    const r = rows[0];
+    if (!r) return { row: undefined, rate: undefined };
+    const { tokens, allowed, ...row } = r;
     return {
-      allowed,
-      limit,
-      remaining: Math.max(0, Math.floor(tokens)),
-      reset: Math.ceil((limit - tokens) / perMs / 1000),
-      retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / perMs / 1000)),
+      row,
+      rate: tokens === null || allowed === null ? undefined : decisionOf(tokens, allowed, row.rate_limit),
     };
   }
 

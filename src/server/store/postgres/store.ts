@@ -6,7 +6,7 @@ import { PgClaims } from './idempotency-repo.js';
 import { migrate } from './migrations.js';
 import { openClient, openPool, type PgPoolOptions } from './pool.js';
 import { PgRateLimits } from './rate-limits-repo.js';
-import { type PgShared, PgTx, PgUnitError, type PgUnitMode } from './tx.js';
+import { PgRestart, type PgShared, PgTx, PgUnitError, type PgUnitMode } from './tx.js';
 
 export const OUTBOX_CHANNEL = 'partner_outbox';
 
@@ -53,6 +53,8 @@ export class PgStore implements Store {
   private listener: Client | undefined;
   private listening = false;
   private reconnect: NodeJS.Timeout | undefined;
+  /** Round trips of units (statements, BEGIN, COMMIT, savepoints) and units run again on the full path. */
+  readonly stats = { roundTrips: 0, restarts: 0 };
   private active = 0;
   private idle: (() => void)[] = [];
   private closed = false;
@@ -131,10 +133,17 @@ export class PgStore implements Store {
     if (this.closed) throw new PgUnitError('the store is closed');
     this.active++;
     try {
+      let full = false;
       for (let attempt = 0; ; attempt++) {
         try {
-          return await this.once(mode, fn);
+          return await this.once(mode, fn, full);
         } catch (err) {
+          if (err instanceof PgRestart && !full) {
+            full = true;
+            this.stats.restarts++;
+            attempt--;
+            continue;
+          }
           const code = (err as { code?: string }).code;
           if (attempt < MAX_RETRIES && code !== undefined && RETRYABLE.has(code)) continue;
           throw err;
@@ -145,28 +154,38 @@ export class PgStore implements Store {
     }
   }
 
-  private async once<T>(mode: PgUnitMode, fn: UnitFn<T>): Promise<T> {
+  private async once<T>(mode: PgUnitMode, fn: UnitFn<T>, full: boolean): Promise<T> {
     const client = await this.pool.connect();
-    const tx = new PgTx(client, mode, this.shared);
+    const tx = new PgTx(client, mode, this.shared, full);
     let broken: Error | undefined;
     try {
-      if (mode !== 'peek')
-        await client.query(mode === 'write' ? 'BEGIN' : 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      // A read unit begins its transaction only if it needs one (PgTx.query).
+      if (mode === 'write') {
+        tx.roundTrips++;
+        await client.query('BEGIN');
+      }
       let value: T;
       try {
         value = await fn(tx);
+        if (tx.restart) throw tx.restart;
       } catch (err) {
         tx.state = 'done';
-        if (mode !== 'peek')
+        // A read unit's BEGIN may still be on its way: wait for it so the ROLLBACK below ends it.
+        await tx.settled();
+        if (tx.begun) {
+          tx.roundTrips++;
           await client.query('ROLLBACK').catch((e: Error) => {
             broken = e;
           });
+        }
         if (tx.wrote) for (const f of this.rollbacks) f();
-        throw err;
+        throw tx.restart ?? err;
       }
       tx.state = 'done';
-      if (mode === 'peek') return value;
+      await tx.settled();
+      if (!tx.begun) return value;
       try {
+        tx.roundTrips++;
         await client.query('COMMIT');
       } catch (err) {
         // The connection may be gone with the transaction's outcome unknown: never reuse it.
@@ -177,6 +196,7 @@ export class PgStore implements Store {
       if (tx.wrote) this.fire();
       return value;
     } finally {
+      this.stats.roundTrips += tx.roundTrips;
       client.release(broken);
     }
   }

@@ -22,6 +22,19 @@ export class PgUnitError extends Error {
 /** `peek`: one read statement outside any transaction (PgStore.peek). */
 export type PgUnitMode = 'read' | 'write' | 'peek';
 
+/**
+ * Thrown by a unit run on the cheap path when it needs what that path skipped (a read unit's
+ * second statement, a failed attempt() that wrote without a savepoint): the store runs the unit
+ * again from the start, on the full path. A unit awaits nothing but the store, so running it
+ * again has no other effect (the same premise as retrying a deadlock).
+ */
+export class PgRestart extends Error {
+  override name = 'PgRestart';
+}
+
+/** First statements of read units that went on to run more (see PgTx.query). */
+const multiStatement = new Set<string>();
+
 /** What every unit of one store shares (its settings). */
 export interface PgShared {
   /** Concurrent deliveries to one URL across every instance. */
@@ -65,27 +78,92 @@ export class PgTx implements Tx {
   private _webhookSecrets?: PgWebhookSecrets;
   private _deliveries?: PgDeliveries;
 
+  /**
+   * Whether this read unit's transaction has begun. A read unit begins lazily (see `query`); a
+   * write unit begins before its function runs.
+   */
+  begun: boolean;
+  /** Statements that wrote so far (attempt() rolls back without a savepoint only if none did). */
+  private writes = 0;
+  /** Round trips to PostgreSQL, told to the store (PgStore.stats). */
+  roundTrips = 0;
+
   constructor(
     readonly client: PoolClient,
     readonly mode: PgUnitMode,
     readonly shared: PgShared = { deliveryPerUrl: 4 },
-  ) {}
+    /**
+     * The full path: a read unit begins its transaction before its first statement, attempt()
+     * takes a savepoint. Set when the store runs a unit again after a PgRestart.
+     */
+    readonly full = false,
+  ) {
+    this.begun = mode === 'write';
+  }
 
   private statements = 0;
 
   private check(write: boolean): void {
     if (this.state !== 'running')
       throw new PgUnitError('this unit of work has ended: its store can no longer be used');
+    if (this.restart) throw this.restart;
     if (write && this.mode !== 'write') throw new PgUnitError('a read unit cannot write');
     // A statement sees one snapshot by itself; a second would see another.
-    if (this.mode === 'peek' && this.statements++ > 0)
+    if (this.mode === 'peek' && this.statements > 0)
       throw new PgUnitError('a peek runs one statement: use a read unit for more');
   }
 
-  private query(text: string, values: readonly unknown[] | undefined) {
+  /**
+   * A read unit whose function runs one statement needs no transaction: one statement sees one
+   * snapshot by itself, so it runs alone (one round trip where BEGIN … COMMIT takes three). A
+   * second statement must see the first one's snapshot, which a transaction begun now would not:
+   * the unit restarts on the full path, and its first statement's text is remembered so that
+   * later units starting with it begin their transaction at once instead of restarting.
+   */
+  private async query(text: string, values: readonly unknown[] | undefined) {
+    const first = this.statements++ === 0;
+    if (this.mode === 'read' && !this.begun) {
+      if (this.beginning) await this.beginning;
+      else if (!first) {
+        multiStatement.add(this.firstText!);
+        throw this.restartOn('a read unit ran a second statement: it needs a transaction');
+      } else {
+        this.firstText = text;
+        if (this.full || multiStatement.has(text)) {
+          this.beginning = this.begin();
+          await this.beginning;
+        }
+      }
+    }
     const q: QueryConfig = { name: nameOf(text), text, values: values as unknown[] };
+    this.roundTrips++;
     return this.client.query(q);
   }
+
+  private async begin(): Promise<void> {
+    this.roundTrips++;
+    await this.client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    this.begun = true;
+  }
+
+  private beginning?: Promise<void>;
+
+  /**
+   * Set once the unit must run again on the full path. The store checks it however `fn` ended,
+   * so a caller that catches the PgRestart and goes on still never commits this run.
+   */
+  restart?: PgRestart;
+
+  private restartOn(why: string): PgRestart {
+    this.restart ??= new PgRestart(why);
+    return this.restart;
+  }
+
+  /** Resolves once a BEGIN under way has returned (whether it succeeded or not). */
+  async settled(): Promise<void> {
+    await this.beginning?.catch(() => undefined);
+  }
+  private firstText?: string;
 
   /** Rows of a query run in this unit's transaction ($1… placeholders). */
   async rows<T>(text: string, values?: readonly unknown[]): Promise<T[]> {
@@ -103,6 +181,7 @@ export class PgTx implements Tx {
   async exec(text: string, values?: readonly unknown[]): Promise<number> {
     this.check(true);
     this.wrote = true;
+    this.writes++;
     return (await this.query(text, values)).rowCount ?? 0;
   }
 
@@ -110,13 +189,32 @@ export class PgTx implements Tx {
   async change<T>(text: string, values?: readonly unknown[]): Promise<T[]> {
     this.check(true);
     this.wrote = true;
+    this.writes++;
     return (await this.query(text, values)).rows as T[];
   }
 
+  /**
+   * Runs `fn` so that its writes can be rolled back alone when it throws. Most attempts either
+   * succeed or fail before writing (a 404, a refused transition), so no savepoint is taken at
+   * first (SAVEPOINT and RELEASE are two round trips): when `fn` throws after it wrote, the unit
+   * restarts on the full path, where each attempt has its savepoint. An error of PostgreSQL
+   * itself aborts the whole transaction either way and is passed on as it is.
+   */
   async attempt<T>(fn: () => Promise<T>): Promise<T> {
     if (this.mode !== 'write') return fn();
     this.check(true);
+    if (!this.full) {
+      const before = this.writes;
+      try {
+        return await fn();
+      } catch (err) {
+        if (this.writes !== before && this.state === 'running' && !isDatabaseError(err))
+          throw this.restartOn('a failed attempt wrote: it needs a savepoint');
+        throw err;
+      }
+    }
     const name = `part${++this.savepoints}`;
+    this.roundTrips++;
     await this.client.query(`SAVEPOINT ${name}`);
     let value: T;
     try {
@@ -126,6 +224,7 @@ export class PgTx implements Tx {
       throw err;
     }
     this.check(true);
+    this.roundTrips++;
     await this.client.query(`RELEASE SAVEPOINT ${name}`);
     return value;
   }
@@ -176,6 +275,11 @@ export class PgTx implements Tx {
     this._deliveries ??= new PgDeliveries(this, this.shared.deliveryPerUrl);
     return this._deliveries;
   }
+}
+
+/** An error PostgreSQL raised (it carries a SQLSTATE): the transaction is aborted by it. */
+function isDatabaseError(err: unknown): boolean {
+  return err instanceof Error && typeof (err as { code?: unknown }).code === 'string' && 'severity' in err;
 }
 
 /** One business's view of a unit: every repository here is built around its business id. */
