@@ -61,8 +61,13 @@ it('a NUL byte in a path (a credential key, an event id) is refused 400 naming i
   const r = await s.operator('PUT', '/v1/operator/credentials/%00/rate-limit', { rate_limit: 6 });
   expect(r.status).toBe(400);
   expect(r.body.error?.code).toBe('request_invalid');
-  expect(r.body.error?.details).toEqual([{ path: ['params', 'key'], message: expect.stringMatching(/U\+0000/) }]);
+  expect(r.body.error?.details).toEqual([
+    { path: ['params', 'key'], message: expect.stringMatching(/U\+0000/) },
+  ]);
   const replay = await s.operator('POST', '/v1/operator/webhooks/replay/evt_1_%00');
   expect(replay.status).toBe(400);
-  expect(replay.body.error?.details?.[0]?.path).toEqual(['params', 'event_id']);
+  expect((replay.body.error?.details as { path: string[] }[] | undefined)?.[0]?.path).toEqual([
+    'params',
+    'event_id',
+  ]);
 });
