@@ -1,6 +1,7 @@
+import { request } from 'node:http';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startTestServer, type TestServer } from '../helpers/server.js';
+import { basic, call, startTestServer, type TestServer } from '../helpers/server.js';
 
 // Races between instances that only a shared database has: another instance's unit commits
 // between this unit's check and its write. A second connection to the server's database stands
@@ -77,5 +78,58 @@ describe('two instances patching one row at once', () => {
     expect((await logo).status).toBe(200);
     const list = (await call(s, 'GET', '/v1/partner/brands')).body.data[0].brands as { id: number }[];
     expect(list.find((b) => b.id === id)).toMatchObject({ title: 'After', logo: 'after.png' });
+  });
+});
+
+describe('an Idempotency-Key given back after an error answer', () => {
+  it('is free before the 400 goes out: a client that fixes its body and resends at once is not told in_flight', async () => {
+    const key = `races-${Date.now()}`;
+    const u = new URL(s.baseUrl);
+    let markClaimed: () => void = () => undefined;
+    const claimed = new Promise<void>((r) => {
+      markClaimed = r;
+    });
+    // Headers first (the key is claimed when they arrive), the broken body later.
+    const answer = new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: u.hostname,
+          port: u.port,
+          method: 'POST',
+          path: '/v1/partner/brands',
+          headers: {
+            authorization: basic(s.credential),
+            'content-type': 'application/json',
+            'idempotency-key': key,
+            'transfer-encoding': 'chunked',
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.write('{"title": ');
+      claimed.then(() => req.end('"unterminated')).catch(reject);
+    });
+    let rows = 0;
+    for (let i = 0; i < 150 && rows === 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      rows = (await other.query('SELECT 1 FROM idempotency_claims WHERE idem_key = $1', [key])).rowCount ?? 0;
+    }
+    expect(rows).toBe(1);
+    // Another party holds the claim's row: giving the key back waits for it.
+    await other.query('BEGIN');
+    await other.query('SELECT 1 FROM idempotency_claims WHERE idem_key = $1 FOR UPDATE', [key]);
+    markClaimed();
+    // The 400 is not sent while its key cannot be given back...
+    const early = await Promise.race([answer, new Promise((r) => setTimeout(() => r('held'), 400))]);
+    await other.query('COMMIT');
+    expect(early).toBe('held');
+    // ...and once it is, the fixed request runs at once, not 409 in_flight.
+    expect(await answer).toBe(400);
+    const fixed = await call(s, 'POST', '/v1/partner/brands', { body: { title: 'Fixed' }, key });
+    expect(fixed.status, fixed.text).toBe(201);
   });
 });

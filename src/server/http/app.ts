@@ -35,7 +35,7 @@ declare module 'fastify' {
     idemKey?: string;
     idemStored?: { answer: StoredResponse; at: number };
     /** The claim on the Idempotency-Key, while this request holds one. */
-    idemClaim?: { release(): void; unit?: Promise<unknown>; recheck: boolean };
+    idemClaim?: { release(): Promise<void>; unit?: Promise<unknown>; recheck: boolean };
   }
 }
 
@@ -162,7 +162,7 @@ async function holding<T>(req: FastifyRequest, unit: Promise<T>): Promise<T> {
   try {
     return await unit;
   } finally {
-    claim?.release();
+    void claim?.release();
   }
 }
 
@@ -390,18 +390,18 @@ export function buildApp(
         // Held until the request's unit has settled (its answer, if any, is then committed and
         // replayed to whoever comes next), or until the request ends without one. A client that
         // goes away does not free the key while its unit may still run.
-        let released = false;
+        let released: Promise<void> | undefined;
         const claim: NonNullable<FastifyRequest['idemClaim']> = {
           recheck: begun.recheck,
           release: () => {
-            if (released) return;
-            released = true;
-            void store.claims.release(cred.key, k!);
+            released ??= store.claims.release(cred.key, k!);
+            return released;
           },
         };
         req.idemClaim = claim;
-        reply.raw.once('close', () =>
-          claim.unit ? void claim.unit.finally(claim.release) : claim.release(),
+        reply.raw.once(
+          'close',
+          () => void (claim.unit ? claim.unit.finally(claim.release) : claim.release()),
         );
       }
     };
@@ -410,6 +410,15 @@ export function buildApp(
       method: op.method,
       url: op.path.replace(/\{(\w+)\}/g, ':$1'),
       onRequest,
+      // An error answer stored nothing the next request would find first (a validation failure,
+      // a body that did not parse): the key is given back BEFORE the answer goes out, so a client
+      // that fixes its request and resends at once is not told in_flight. A 2xx was stored with
+      // its change, and the next request finds it before the claim: its release need not wait.
+      onSend: async (req, reply, payload) => {
+        const claim = req.idemClaim;
+        if (claim && reply.statusCode >= 400) await (claim.unit ?? Promise.resolve()).then(claim.release);
+        return payload;
+      },
       handler: async (req, reply) => {
         if (op.body && req.body !== undefined && !isJsonObject(req.body)) {
           throw new ApiError('request_invalid', 'the body must be a JSON object', [
