@@ -4,39 +4,13 @@
 import os from 'node:os';
 import { basic } from '../lib/server.mjs';
 import { startCluster, startPgFloor, startPgPartner } from '../lib/pg.mjs';
+import { seedBranches } from '../lib/seed.mjs';
 import { fmt, load, median } from '../lib/stats.mjs';
 
 export const title = 'PostgreSQL: GET /v1/partner/branches (20 rows) vs raw node:http + one pg query';
 
 const RUNS = 5;
 const DURATION = 3;
-
-/** Enough branches for a full page of 20 (the demo seed has a few). */
-export async function seedBranches(baseUrl, credential, n = 20) {
-  const week = Object.fromEntries(
-    ['0', '1', '2', '3', '4', '5', '6'].map((d) => [d, { slots: [{ startTime: 800, endTime: 2200 }] }]),
-  );
-  for (let i = 0; i < n; i++) {
-    const r = await fetch(`${baseUrl}/v1/partner/branches`, {
-      method: 'POST',
-      headers: {
-        authorization: basic(credential),
-        'content-type': 'application/json',
-        'idempotency-key': `bench-branch-${i}`,
-      },
-      body: JSON.stringify({
-        title: `Bench branch ${i}`,
-        brand_ids: [1],
-        country_id: 1,
-        city_id: 101,
-        currency_id: 1,
-        available_times: week,
-        phone: '+6281234567890',
-      }),
-    });
-    if (r.status !== 201) throw new Error(`seeding branch: ${r.status} ${await r.text()}`);
-  }
-}
 
 export async function run({ log }) {
   const loadBefore = os.loadavg()[0];

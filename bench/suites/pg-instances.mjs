@@ -5,7 +5,7 @@ import os from 'node:os';
 import { basic } from '../lib/server.mjs';
 import { startCluster, startPgPartner } from '../lib/pg.mjs';
 import { fmt, load, median } from '../lib/stats.mjs';
-import { seedBranches } from './pg-branches.mjs';
+import { seedBranches } from '../lib/seed.mjs';
 import { cloneOrders, patchRequests, templateOrder } from './pg-patch.mjs';
 
 export const title = 'PostgreSQL: 1 vs 2 instances on one database';
