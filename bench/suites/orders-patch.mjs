@@ -6,16 +6,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { basic, spawnNode, startPartnerServer, withCpu } from '../lib/server.mjs';
+import { spawnNode, startPartnerServer, withCpu } from '../lib/server.mjs';
 import { fmt, load, median, loadNote } from '../lib/stats.mjs';
+import { floorRequests, patchRequests, templateOrder } from '../lib/status-patches.mjs';
 
 export const title = 'PATCH /v1/partner/orders/status (unique keys) vs raw node:http + SQLite insert';
 
 const RUNS = 5;
 const DURATION = 3;
-/** Fresh PLACED orders per run; request k patches order k mod BATCH, to ACCEPTED, then READY, then DELIVERED. */
+/** Fresh PLACED orders per run (status-patches.mjs: patchRequests). */
 const BATCH = 40_000;
-const TARGETS = ['ACCEPTED', 'READY', 'DELIVERED'];
 
 /** Clones a PLACED template order `n` times straight into the store (ids and records rewritten). */
 function cloneOrders(dataDir, templateId, n) {
@@ -39,70 +39,10 @@ function cloneOrders(dataDir, templateId, n) {
   }
 }
 
-function patchRequests(credential, first, prefix) {
-  const authorization = basic(credential);
-  let k = 0;
-  return [
-    {
-      method: 'PATCH',
-      path: '/v1/partner/orders/status',
-      setupRequest: (req) => {
-        const i = k++;
-        const target = TARGETS[Math.floor(i / BATCH)] ?? 'DELIVERED';
-        return {
-          ...req,
-          headers: {
-            authorization,
-            'content-type': 'application/json',
-            'idempotency-key': `${prefix}-${i}`,
-          },
-          body: JSON.stringify({ id: first + (i % BATCH), status: target, platform: 'enterprise' }),
-        };
-      },
-    },
-  ];
-}
-
-function rawRequests(prefix) {
-  let k = 0;
-  return [
-    {
-      method: 'PATCH',
-      path: '/',
-      setupRequest: (req) => {
-        const i = k++;
-        return {
-          ...req,
-          headers: { 'content-type': 'application/json', 'idempotency-key': `${prefix}-${i}` },
-          body: JSON.stringify({ id: i, status: 'ACCEPTED', platform: 'enterprise' }),
-        };
-      },
-    },
-  ];
-}
-
 export async function run({ log }) {
   const partner = await startPartnerServer({ core: 0 });
   const { baseUrl, operatorToken, credential, dataDir } = partner.info;
-  const op = async (method, path, body) => {
-    const r = await fetch(baseUrl + path, {
-      method,
-      headers: { authorization: `Bearer ${operatorToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
-    return (await r.json()).data;
-  };
-  const branches = await (
-    await fetch(`${baseUrl}/v1/partner/branches`, { headers: { authorization: basic(credential) } })
-  ).json();
-  const br = branches.data.results[0];
-  const template = await op('POST', '/v1/operator/orders', {
-    business_id: credential.business_id,
-    brand_id: br.brand_ids[0],
-    branch_id: br.id,
-    items: 3,
-  });
+  const template = await templateOrder(baseUrl, operatorToken, credential);
   const recordBytes = Buffer.byteLength(JSON.stringify(template));
 
   const rawDir = mkdtempSync(join(tmpdir(), 'partner-bench-raw-'));
@@ -135,13 +75,13 @@ export async function run({ log }) {
   const partnerRuns = [];
   try {
     const warm = cloneOrders(dataDir, template.id, BATCH);
-    await load({ url: raw.info.url, duration: 1, requests: rawRequests('warm') });
-    await load({ url: baseUrl, duration: 1, requests: patchRequests(credential, warm, 'warm') });
+    await load({ url: raw.info.url, duration: 1, requests: floorRequests('warm') });
+    await load({ url: baseUrl, duration: 1, requests: patchRequests(credential, warm, 'warm', BATCH) });
     for (let i = 0; i < RUNS; i++) {
       const first = cloneOrders(dataDir, template.id, BATCH);
       rawRuns.push(
         await withCpu(raw.child.pid, () =>
-          load({ url: raw.info.url, duration: DURATION, requests: rawRequests(`raw${i}`) }),
+          load({ url: raw.info.url, duration: DURATION, requests: floorRequests(`raw${i}`) }),
         ),
       );
       partnerRuns.push(
@@ -149,7 +89,7 @@ export async function run({ log }) {
           load({
             url: baseUrl,
             duration: DURATION,
-            requests: patchRequests(credential, first, `run${i}`),
+            requests: patchRequests(credential, first, `run${i}`, BATCH),
           }),
         ),
       );

@@ -6,7 +6,8 @@ import { basic } from '../lib/server.mjs';
 import { startCluster, startPgPartner } from '../lib/pg.mjs';
 import { fmt, load, median } from '../lib/stats.mjs';
 import { seedBranches } from '../lib/seed.mjs';
-import { cloneOrders, patchRequests, templateOrder } from './pg-patch.mjs';
+import { patchRequests, templateOrder } from '../lib/status-patches.mjs';
+import { BATCH, cloneOrders } from './pg-patch.mjs';
 
 export const title = 'PostgreSQL: 1 vs 2 instances on one database';
 
@@ -54,7 +55,7 @@ export async function run({ log }) {
         const firstId = await cloneOrders(database, template.id, 20_000);
         // Each instance patches its own half of the fresh orders.
         const p = await spread(urls, (k) => ({
-          requests: patchRequests(credential, firstId + k * 10_000, `i${n}r${i}k${k}`),
+          requests: patchRequests(credential, firstId + k * 10_000, `i${n}r${i}k${k}`, BATCH),
         }));
         rows.get[n].push(g);
         rows.patch[n].push(p);

@@ -4,8 +4,8 @@
 // INSERT of the same client (`pg`) per request on the same database. Target: ratio ≥ 0.4.
 import os from 'node:os';
 import pg from 'pg';
-import { basic } from '../lib/server.mjs';
 import { startCluster, startPgFloor, startPgPartner } from '../lib/pg.mjs';
+import { floorRequests, patchRequests, templateOrder } from '../lib/status-patches.mjs';
 import { fmt, load, median } from '../lib/stats.mjs';
 
 export const title =
@@ -13,9 +13,8 @@ export const title =
 
 const RUNS = 5;
 const DURATION = 3;
-/** Fresh PLACED orders per run; request k patches order k mod BATCH, to ACCEPTED, then READY, then DELIVERED. */
-const BATCH = 20_000;
-const TARGETS = ['ACCEPTED', 'READY', 'DELIVERED'];
+/** Fresh PLACED orders per run (status-patches.mjs: patchRequests). */
+export const BATCH = 20_000;
 
 /** Clones a PLACED template order `n` times straight into the database (ids in the records rewritten). */
 export async function cloneOrders(database, templateId, n) {
@@ -43,64 +42,6 @@ export async function cloneOrders(database, templateId, n) {
   }
 }
 
-export function patchRequests(credential, first, prefix) {
-  const authorization = basic(credential);
-  let k = 0;
-  return [
-    {
-      method: 'PATCH',
-      path: '/v1/partner/orders/status',
-      setupRequest: (req) => {
-        const i = k++;
-        const target = TARGETS[Math.floor(i / BATCH)] ?? 'DELIVERED';
-        return {
-          ...req,
-          headers: { authorization, 'content-type': 'application/json', 'idempotency-key': `${prefix}-${i}` },
-          body: JSON.stringify({ id: first + (i % BATCH), status: target, platform: 'enterprise' }),
-        };
-      },
-    },
-  ];
-}
-
-function floorRequests(prefix) {
-  let k = 0;
-  return [
-    {
-      method: 'PATCH',
-      path: '/',
-      setupRequest: (req) => {
-        const i = k++;
-        return {
-          ...req,
-          headers: { 'content-type': 'application/json', 'idempotency-key': `${prefix}-${i}` },
-          body: JSON.stringify({ id: i, status: 'ACCEPTED', platform: 'enterprise' }),
-        };
-      },
-    },
-  ];
-}
-
-/** A PLACED order made through the operator API, as the clones' template. */
-export async function templateOrder(baseUrl, operatorToken, credential) {
-  const branches = await (
-    await fetch(`${baseUrl}/v1/partner/branches`, { headers: { authorization: basic(credential) } })
-  ).json();
-  const br = branches.data.results[0];
-  const r = await fetch(`${baseUrl}/v1/operator/orders`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${operatorToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      business_id: credential.business_id,
-      brand_id: br.brand_ids[0],
-      branch_id: br.id,
-      items: 3,
-    }),
-  });
-  if (r.status !== 201) throw new Error(`template order: ${r.status} ${await r.text()}`);
-  return (await r.json()).data;
-}
-
 export async function run({ log }) {
   const loadBefore = os.loadavg()[0];
   const cluster = await startCluster({ core: 0 });
@@ -126,7 +67,7 @@ export async function run({ log }) {
     });
     const warm = await cloneOrders(database, template.id, BATCH);
     await load({ url: floor.info.url, duration: 1, requests: floorRequests('warm') });
-    await load({ url: baseUrl, duration: 1, requests: patchRequests(credential, warm, 'warm') });
+    await load({ url: baseUrl, duration: 1, requests: patchRequests(credential, warm, 'warm', BATCH) });
     for (let i = 0; i < RUNS; i++) {
       const first = await cloneOrders(database, template.id, BATCH);
       rawRuns.push(
@@ -136,7 +77,7 @@ export async function run({ log }) {
         await load({
           url: baseUrl,
           duration: DURATION,
-          requests: patchRequests(credential, first, `run${i}`),
+          requests: patchRequests(credential, first, `run${i}`, BATCH),
         }),
       );
       log(
