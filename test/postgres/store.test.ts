@@ -41,6 +41,35 @@ async function receivingBusiness(store: PgStore, title: string): Promise<number>
   return id;
 }
 
+/** One status event of the business, fanned out by hand into `n` pending deliveries to `url`. */
+async function pendingDeliveries(store: PgStore, bizId: number, url: string, n: number, now: number) {
+  await store.write(async (tx) => {
+    const eventId = await tx.tenant(bizId).outbox.enqueue({
+      type: 'service.order.status.updated',
+      brandId: 1,
+      branchId: 1,
+      orders: ['{}'],
+      now,
+    });
+    const [ev] = await tx.outbox.unfanned(1000).then((r) => r.filter((e) => e.id === eventId));
+    for (let i = 0; i < n; i++)
+      await tx.deliveries.insert(
+        {
+          event_seq: ev!.seq,
+          event_id: eventId,
+          event_type: ev!.type,
+          business_id: bizId,
+          webhook_id: 1,
+          url,
+          payload: '{}',
+          batched_event_ids: [],
+        },
+        now,
+      );
+    await tx.outbox.markFanned(ev!.seq, null, now);
+  });
+}
+
 describe('PostgreSQL unit of work', () => {
   it('commits a write and shows it to another instance; a thrown unit leaves nothing', async () => {
     const id = await business(a, 'Committed');
@@ -371,31 +400,7 @@ describe('shared rules across instances', () => {
   it('claims each delivery on one instance only, within the per-URL bound across instances', async () => {
     const bizId = await receivingBusiness(a, 'Deliveries');
     const now = 5_000_000;
-    await a.write(async (tx) => {
-      const eventId = await tx.tenant(bizId).outbox.enqueue({
-        type: 'service.order.status.updated',
-        brandId: 1,
-        branchId: 1,
-        orders: ['{}'],
-        now,
-      });
-      const [ev] = await tx.outbox.unfanned(1000).then((r) => r.filter((e) => e.id === eventId));
-      for (let i = 0; i < 10; i++)
-        await tx.deliveries.insert(
-          {
-            event_seq: ev!.seq,
-            event_id: eventId,
-            event_type: ev!.type,
-            business_id: bizId,
-            webhook_id: 1,
-            url: 'http://127.0.0.1:9/slow',
-            payload: '{}',
-            batched_event_ids: [],
-          },
-          now,
-        );
-      await tx.outbox.markFanned(ev!.seq, null, now);
-    });
+    await pendingDeliveries(a, bizId, 'http://127.0.0.1:9/slow', 10, now);
     // Both instances look at once, each wanting as many as it can get.
     const look = (s: PgStore, owner: string) =>
       s.write(async (tx) => {
@@ -428,31 +433,7 @@ describe('shared rules across instances', () => {
     const bizId = await receivingBusiness(a, 'Window');
     const now = 7_000_000;
     const url = 'http://127.0.0.1:9/fast';
-    await a.write(async (tx) => {
-      const eventId = await tx.tenant(bizId).outbox.enqueue({
-        type: 'service.order.status.updated',
-        brandId: 1,
-        branchId: 1,
-        orders: ['{}'],
-        now,
-      });
-      const [ev] = await tx.outbox.unfanned(1000).then((r) => r.filter((e) => e.id === eventId));
-      for (let i = 0; i < 20; i++)
-        await tx.deliveries.insert(
-          {
-            event_seq: ev!.seq,
-            event_id: eventId,
-            event_type: ev!.type,
-            business_id: bizId,
-            webhook_id: 1,
-            url,
-            payload: '{}',
-            batched_event_ids: [],
-          },
-          now,
-        );
-      await tx.outbox.markFanned(ev!.seq, null, now);
-    });
+    await pendingDeliveries(a, bizId, url, 20, now);
     const look = (s: PgStore, owner: string, slots?: number) =>
       s.write(async (tx) => {
         const due = (await tx.deliveries.due(now, 100, 32)).filter((d) => d.url === url);
