@@ -87,14 +87,13 @@ export class SharedCredentialAuth extends CredentialAuth {
     header: string | undefined,
     client: string,
   ): Promise<AuthedCredential> {
-    const parsed = { key };
     const state = stateOf(row);
-    const seen = this.known.get(parsed.key);
-    if (seen !== undefined && seen !== state) super.invalidate(parsed.key);
+    const seen = this.known.get(key);
+    if (seen !== undefined && seen !== state) super.invalidate(key);
     const cred = await super.authenticate(header, client);
     if (seen !== state) {
-      this.known.delete(parsed.key);
-      this.known.set(parsed.key, state);
+      this.known.delete(key);
+      this.known.set(key, state);
       // A key forgotten here must have nothing cached either: its next request verifies afresh.
       if (this.known.size > MAX_KNOWN) this.invalidate(this.known.keys().next().value!);
     }
