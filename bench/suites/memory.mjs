@@ -25,7 +25,7 @@ function badRequests(credential) {
   );
   const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
   return [
-    (k) => ({ method: 'GET', path: '/v1/partner/branches', headers: {} }), // no credential
+    () => ({ method: 'GET', path: '/v1/partner/branches', headers: {} }), // no credential
     (k) => ({
       method: 'GET',
       path: '/v1/partner/branches',
@@ -52,7 +52,7 @@ function badRequests(credential) {
       headers: { ...write(k), 'content-type': 'text/plain' },
       body: 'title',
     }),
-    (k) => ({
+    () => ({
       method: 'POST',
       path: '/v1/partner/brands',
       headers: { authorization: auth, ...json },
