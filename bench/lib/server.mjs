@@ -34,13 +34,16 @@ export async function serverBundle() {
 
 export const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 
-/** Runs `script` (an ES module body) in a child node, pinned to `core`; resolves with its first stdout line as JSON. */
-export function spawnNode(script, { core = 0, env = {} } = {}) {
+/**
+ * Runs `script` (an ES module body) in a child node, pinned to `core`, with `env` added and
+ * `nodeArgs` (then BENCH_NODE_ARGS) before the script; resolves with its first stdout line as JSON.
+ */
+export function spawnNode(script, { core = 0, env = {}, nodeArgs = [] } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'partner-bench-'));
   const file = join(dir, 'main.mjs');
   writeFileSync(file, script);
   const cmd = hasTaskset ? 'taskset' : process.execPath;
-  const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
+  const extra = [...nodeArgs, ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [])];
   const args = hasTaskset ? ['-c', String(core), process.execPath, ...extra, file] : [...extra, file];
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   return new Promise((resolve, reject) => {
@@ -74,7 +77,13 @@ export function spawnNode(script, { core = 0, env = {} } = {}) {
  * `{ info: {baseUrl, operatorToken, credential}, close }`; the credential's rate limit is raised
  * so the bench measures the server, not the limiter's 429s.
  */
-export async function startPartnerServer({ core = 0, rateLimit = 1_000_000, options = {} } = {}) {
+export async function startPartnerServer({
+  core = 0,
+  rateLimit = 1_000_000,
+  options = {},
+  env = {},
+  nodeArgs = [],
+} = {}) {
   const bundle = await serverBundle();
   const data = mkdtempSync(join(tmpdir(), 'partner-bench-data-'));
   const s = await spawnNode(
@@ -86,7 +95,7 @@ export async function startPartnerServer({ core = 0, rateLimit = 1_000_000, opti
        body: JSON.stringify({ rate_limit: ${rateLimit} }) });
      console.log(JSON.stringify({ baseUrl: s.baseUrl, operatorToken: s.operatorToken, credential: c, dataDir: ${JSON.stringify(data)} }));
      process.on('SIGTERM', () => s.close().then(() => process.exit(0)));`,
-    { core },
+    { core, env, nodeArgs },
   );
   const close = s.close;
   return {
