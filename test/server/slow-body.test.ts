@@ -34,18 +34,40 @@ function stall(head: string, limitMs: number): Promise<{ text: string; closedAft
 }
 
 it('a stalled body is cut off (408 in the envelope), and its Idempotency-Key is free again', async () => {
-  const key = `stall-${Date.now()}`;
   const body = JSON.stringify({ title: 'Stalled brand' });
-  const head =
-    'POST /v1/partner/brands HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
-    `Authorization: ${basic(s.credential)}\r\nIdempotency-Key: ${key}\r\nContent-Length: ${body.length}\r\n\r\n` +
-    body.slice(0, 5);
-  const pending = stall(head, 5_000);
-  // While the body is pending the key is in flight, as before.
-  await new Promise((r) => setTimeout(r, 100));
-  const meanwhile = await call(s, 'POST', '/v1/partner/brands', { body: JSON.parse(body), key });
-  expect(meanwhile.status).toBe(409);
-  expect(meanwhile.body.error?.details).toEqual({ reason: 'in_flight' });
+  // The stalled request takes its key once its credential check is done. A probe that reaches the
+  // store first takes the key itself and the stalled request is told in_flight at once: that
+  // attempt proves nothing and starts again with a fresh key (bounded). The probe's body is
+  // invalid, so it never stores an answer against the key.
+  let key = '';
+  let pending: ReturnType<typeof stall> | undefined;
+  for (let attempt = 1; attempt <= 20 && !pending; attempt++) {
+    key = `stall-${Date.now()}-${attempt}`;
+    const head =
+      'POST /v1/partner/brands HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+      `Authorization: ${basic(s.credential)}\r\nIdempotency-Key: ${key}\r\nContent-Length: ${body.length}\r\n\r\n` +
+      body.slice(0, 5);
+    const tried = stall(head, 5_000);
+    let answered = false;
+    void tried.then(() => {
+      answered = true;
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    let meanwhile = await call(s, 'POST', '/v1/partner/brands', { body: { title: '' }, key });
+    for (let i = 0; i < 50 && meanwhile.status !== 409 && !answered; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      meanwhile = await call(s, 'POST', '/v1/partner/brands', { body: { title: '' }, key });
+    }
+    if (answered) {
+      expect((await tried).text).toMatch(/^HTTP\/1\.1 409 /);
+      continue;
+    }
+    // While the body is pending the key is in flight, as before.
+    expect(meanwhile.status).toBe(409);
+    expect(meanwhile.body.error?.details).toEqual({ reason: 'in_flight' });
+    pending = tried;
+  }
+  if (!pending) expect.fail('in 20 attempts the stalled request never held its key before a probe took it');
 
   const { text, closedAfterMs } = await pending;
   expect(text).toMatch(/^HTTP\/1\.1 408 /);
