@@ -24,45 +24,32 @@ export async function templateOrder(baseUrl, operatorToken, credential) {
   return (await r.json()).data;
 }
 
+/** One autocannon request whose headers and body come from `build(i)`, i = 0, 1, 2, … per request. */
+function numbered(method, path, build) {
+  let k = 0;
+  return [{ method, path, setupRequest: (req) => ({ ...req, ...build(k++) }) }];
+}
+
 /**
  * Real transitions with a unique Idempotency-Key each: request k patches order `first + k mod
  * batch`, to ACCEPTED, then READY, then DELIVERED (one pass of the batch per target).
  */
 export function patchRequests(credential, first, prefix, batch) {
   const authorization = basic(credential);
-  let k = 0;
-  return [
-    {
-      method: 'PATCH',
-      path: '/v1/partner/orders/status',
-      setupRequest: (req) => {
-        const i = k++;
-        const target = TARGETS[Math.floor(i / batch)] ?? 'DELIVERED';
-        return {
-          ...req,
-          headers: { authorization, 'content-type': 'application/json', 'idempotency-key': `${prefix}-${i}` },
-          body: JSON.stringify({ id: first + (i % batch), status: target, platform: 'enterprise' }),
-        };
-      },
-    },
-  ];
+  return numbered('PATCH', '/v1/partner/orders/status', (i) => ({
+    headers: { authorization, 'content-type': 'application/json', 'idempotency-key': `${prefix}-${i}` },
+    body: JSON.stringify({
+      id: first + (i % batch),
+      status: TARGETS[Math.floor(i / batch)] ?? 'DELIVERED',
+      platform: 'enterprise',
+    }),
+  }));
 }
 
 /** The floor's requests: the same body shape and a unique key, answered by one INSERT. */
 export function floorRequests(prefix) {
-  let k = 0;
-  return [
-    {
-      method: 'PATCH',
-      path: '/',
-      setupRequest: (req) => {
-        const i = k++;
-        return {
-          ...req,
-          headers: { 'content-type': 'application/json', 'idempotency-key': `${prefix}-${i}` },
-          body: JSON.stringify({ id: i, status: 'ACCEPTED', platform: 'enterprise' }),
-        };
-      },
-    },
-  ];
+  return numbered('PATCH', '/', (i) => ({
+    headers: { 'content-type': 'application/json', 'idempotency-key': `${prefix}-${i}` },
+    body: JSON.stringify({ id: i, status: 'ACCEPTED', platform: 'enterprise' }),
+  }));
 }
