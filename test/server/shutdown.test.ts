@@ -79,6 +79,38 @@ async function launch(): Promise<Started> {
   return { child, url: `http://127.0.0.1:${port}`, data, stdout: () => out, stderr: () => err, exited };
 }
 
+/** Whether a new connection to the port is accepted now. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const c = connect(port, '127.0.0.1');
+    c.once('connect', () => {
+      c.destroy();
+      resolve(true);
+    });
+    c.once('error', () => resolve(false));
+  });
+}
+
+/** Resolves once the server has printed its start-up text (at most 60 s); returns the seeded credential. */
+function started(s: Started): Promise<{ key: string; secret: string }> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not started within 60 s:\n${s.stderr()}`)), 60_000);
+    const check = () => {
+      const m = /Stop with Ctrl-C/.test(s.stdout()) && /business \d+: (\S+?):(\S+)/.exec(s.stdout());
+      if (!m) return;
+      clearTimeout(timer);
+      s.child.stdout!.off('data', check);
+      resolve({ key: m[1]!, secret: m[2]! });
+    };
+    s.child.stdout!.on('data', check);
+    check();
+    void s.exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`exited before it started:\n${s.stdout()}\n${s.stderr()}`));
+    });
+  });
+}
+
 /**
  * Resolves at the first 200 of /healthz, asked on a raw socket as soon as one connects (no HTTP
  * client's set-up between the answer and the caller). Bounded: 60 s, or the process gone.
@@ -129,4 +161,77 @@ describe(`local start stopped with SIGTERM (${testBackend()})`, () => {
       await stopped(s);
     }
   }, 240_000);
+});
+
+describe(`SIGTERM under load (${testBackend()})`, () => {
+  it('a request reaching the stopping server is answered in full, in the envelope with its X-Request-Id; new connections are refused', async () => {
+    const s = await launch();
+    const cred = await started(s);
+    const authorization = `Basic ${Buffer.from(`${cred.key}:${cred.secret}`).toString('base64')}`;
+    const answers: { status: number; id: string | null; text: string }[] = [];
+    const refused: string[] = [];
+    let gone = false;
+    void s.exited.then(() => {
+      gone = true;
+    });
+    // Six clients on keep-alive connections, each looping until its connection is refused or
+    // reset (the server no longer accepts) or the process is gone; bounded by a request count.
+    const client = async () => {
+      for (let i = 0; i < 20_000 && !gone; i++) {
+        try {
+          const res = await fetch(`${s.url}/v1/partner/brands`, { headers: { authorization } });
+          answers.push({
+            status: res.status,
+            id: res.headers.get('x-request-id'),
+            text: await res.text(),
+          });
+        } catch (err) {
+          refused.push(String((err as { cause?: { code?: string } }).cause?.code ?? err));
+          return;
+        }
+      }
+    };
+    const clients = Array.from({ length: 6 }, client);
+    // The signal once the load is on: after each client has had answers.
+    while (answers.length < 60 && !gone) await new Promise((r) => setTimeout(r, 10));
+    // And one request for certain in the moment the looping clients only hit by chance: begun on
+    // its connection before the signal (so the stop does not close that connection as idle),
+    // finished once the server no longer accepts connections.
+    const port = Number(new URL(s.url).port);
+    const late = connect(port, '127.0.0.1');
+    await new Promise((r) => late.once('connect', r));
+    let lateText = '';
+    late.on('data', (d) => {
+      lateText += d;
+    });
+    const lateClosed = new Promise((r) => late.once('close', r));
+    late.write('GET /v1/partner/brands HTTP/1.1\r\n');
+    const before = answers.length;
+    s.child.kill('SIGTERM');
+    for (let i = 0; i < 6_000 && (await accepts(port)); i++) await new Promise((r) => setTimeout(r, 5));
+    late.write(`Host: 127.0.0.1\r\nAuthorization: ${authorization}\r\nConnection: close\r\n\r\n`);
+    await Promise.all(clients);
+    await lateClosed;
+    await stopped(s);
+    const [head = '', lateBody = ''] = lateText.split('\r\n\r\n');
+    const status = Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]);
+    expect(head).toMatch(/^connection: close\r?$/im);
+    answers.push({
+      status,
+      id: /^x-request-id: (.*)$/im.exec(head)?.[1] ?? null,
+      text: lateBody,
+    });
+    const during = answers.slice(before);
+    console.log(
+      `SIGTERM under load: ${answers.length} answers (${during.length} after the signal: ${[...new Set(during.map((a) => a.status))].join(', ')}), ${refused.length} connections refused or closed (${[...new Set(refused)].join(', ')})`,
+    );
+    for (const a of answers) {
+      const body = JSON.parse(a.text) as { request_id?: string; data?: unknown };
+      expect(body.request_id, a.text).toMatch(/^req_/);
+      expect(a.id, a.text).toBe(body.request_id);
+      // Answered in full: the store closes only after the last request (docs/api.md).
+      expect(a.status, a.text).toBe(200);
+      expect(body.data).toBeDefined();
+    }
+  }, 120_000);
 });
