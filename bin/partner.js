@@ -27,12 +27,10 @@ function loadCached(file, useCache) {
       cachedData = fs.readFileSync(`${file}.v8cache`);
     } catch {}
   }
-  const script = new vm.Script(Module.wrap(source), {
-    filename: file,
-    cachedData,
-    // import() inside the chunk (node: built-ins) goes to Node's own loader, as in a required file.
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
+  // No importModuleDynamically: on Node 20 a script compiled from a code cache loses it
+  // (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), and without a cache Node's default loader prints an
+  // ExperimentalWarning. The build leaves no import() in the hot chunks (scripts/build.mjs).
+  const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
   const mod = new Module(file, module);
   mod.filename = file;
   require.cache[file] = mod;
