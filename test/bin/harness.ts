@@ -175,3 +175,93 @@ process.stdout.write(JSON.stringify(out));`;
 export function all<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
   return Promise.all(items.map(fn));
 }
+
+/** The commands a help page lists, in order (commander's own `help [command]` aside). */
+export function subcommands(help: string): string[] {
+  const at = help.search(/^Commands:$/m);
+  if (at < 0) return [];
+  const names: string[] = [];
+  for (const line of help.slice(at).split('\n').slice(1)) {
+    if (line === '') break;
+    // A command's line starts two spaces in; its wrapped description is indented further.
+    const m = /^ {2}(\S+)/.exec(line);
+    if (m && m[1] !== 'help') names.push(m[1]!);
+  }
+  return names;
+}
+
+export interface Foreground {
+  /** Resolves with the first match of `re` in what the command printed (stdout, then stderr). */
+  waitFor(re: RegExp): Promise<RegExpMatchArray>;
+  output(): { stdout: string; stderr: string };
+  /** Sends `signal` (Ctrl-C's SIGINT by default) and resolves once the process has ended. */
+  stop(signal?: NodeJS.Signals): Promise<Run>;
+}
+
+/**
+ * A command that runs until stopped (`local start`, `listen`, `inspect`), outside the concurrency
+ * bound. Every wait is on its output or its exit, and bounded by TIMEOUT_MS.
+ */
+export function foreground(args: string[], o: RunOptions = {}): Foreground {
+  const env = o.env ?? cleanEnv();
+  const child = spawn(process.execPath, [join(o.pkg ?? root, 'bin/partner.js'), ...args], {
+    env,
+    cwd: o.cwd ?? env.HOME,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const listeners = new Set<() => void>();
+  const changed = () => {
+    for (const l of [...listeners]) l();
+  };
+  child.stdout!.on('data', (d) => {
+    stdout += d;
+    changed();
+  });
+  child.stderr!.on('data', (d) => {
+    stderr += d;
+    changed();
+  });
+  const ended = new Promise<Run>((resolve) => {
+    child.on('close', (code, signal) => {
+      resolve({ args, code, signal, stdout, stderr });
+      changed();
+    });
+  });
+  let done = false;
+  void ended.then(() => {
+    done = true;
+  });
+  return {
+    output: () => ({ stdout, stderr }),
+    waitFor: (re) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => finish(new Error(`partner ${args.join(' ')}: no ${re} within ${TIMEOUT_MS} ms`)),
+          TIMEOUT_MS,
+        );
+        const check = () => {
+          const m = re.exec(stdout) ?? re.exec(stderr);
+          if (m) finish(undefined, m);
+          else if (done)
+            finish(new Error(`partner ${args.join(' ')} ended before ${re}: ${stdout}${stderr}`));
+        };
+        const finish = (err?: Error, m?: RegExpMatchArray) => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          if (err) reject(err);
+          else resolve(m!);
+        };
+        listeners.add(check);
+        check();
+      }),
+    stop: async (signal = 'SIGINT') => {
+      if (!done) child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
+      const r = await ended;
+      clearTimeout(timer);
+      return r;
+    },
+  };
+}

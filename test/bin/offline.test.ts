@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +108,67 @@ describe.each(CACHE_MODES)('code cache %s', (mode: CacheMode) => {
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe('error: cannot read missing.json: no such file\n');
     }
+  }, 60_000);
+
+  it('completion bash|zsh|fish: a script for that shell (bash: one bash itself parses)', async () => {
+    const [bash, zsh, fish, bad] = await Promise.all([
+      run(['completion', 'bash']),
+      run(['completion', 'zsh']),
+      run(['completion', 'fish']),
+      run(['completion', 'tcsh']),
+    ]);
+    for (const r of [bash, zsh, fish]) {
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('partner __complete');
+    }
+    expect(bash.stdout).toMatch(/^complete -.* partner$/m);
+    expect(zsh.stdout).toMatch(/^#compdef partner$/m);
+    expect(fish.stdout).toMatch(/^complete -c partner /m);
+    const parsed = spawnSync('bash', ['-n'], { input: bash.stdout, encoding: 'utf8' });
+    expect(parsed.status, parsed.stderr).toBe(0);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/tcsh/);
+  }, 60_000);
+
+  it('openapi: the OpenAPI 3.1 document of every operation', async () => {
+    const r = await run(['openapi']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    const operations = Object.values(doc.paths as Record<string, Record<string, unknown>>).flatMap((p) =>
+      Object.keys(p),
+    );
+    expect(operations.length).toBeGreaterThan(50);
+  }, 60_000);
+
+  it('menu diff / push --dry-run of a broken menu file: FILE:LINE and the problem, nothing sent, exit 2', async () => {
+    // The sample menu with one value of the wrong type on a known line, and a file that is not
+    // YAML at all. No credential and no server: the file is checked first.
+    const lines = readFileSync(join(root, 'test/fixtures/menu.sample.yaml'), 'utf8').split('\n');
+    const at = lines.findIndex((l) => /^ {4}min: \d+$/.test(l));
+    expect(at).toBeGreaterThan(0);
+    lines[at] = lines[at]!.replace(/\d+$/, 'lots');
+    writeFileSync(join(dir, 'menu.yaml'), lines.join('\n'));
+    writeFileSync(join(dir, 'torn.yaml'), 'sections:\n  - key: a\n    title: [\n');
+    const runs = await Promise.all([
+      run(['menu', 'diff', 'menu.yaml', '--brand', '1']),
+      run(['menu', 'push', '--dry-run', 'menu.yaml', '--brand', '1']),
+      run(['menu', 'diff', 'torn.yaml', '--brand', '1']),
+      run(['menu', 'push', '--dry-run', 'torn.yaml', '--brand', '1']),
+      run(['menu', 'diff', 'missing.yaml', '--brand', '1']),
+    ]);
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+    }
+    for (const r of runs.slice(0, 2)) {
+      expect(r.stderr).toContain(`menu.yaml:${at + 1}: modifierGroups[0].min: must be a number`);
+      expect(r.stderr).toMatch(/^error: menu\.yaml: 1 problem in the menu file; nothing was sent$/m);
+    }
+    for (const r of runs.slice(2, 4)) expect(r.stderr).toMatch(/^torn\.yaml:\d+: /m);
+    expect(runs[4]!.stderr).toMatch(/^missing\.yaml:1: cannot read the menu file \(no such file\)$/m);
   }, 60_000);
 
   it('no run of this mode printed a stack trace, a Node warning or an internal error', () => {
