@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MANIFEST } from '../../src/cli/manifest/data.js';
 import {
@@ -7,6 +8,7 @@ import {
   install,
   partner,
   type Run,
+  root,
   subcommands,
 } from './harness.js';
 
@@ -69,6 +71,26 @@ describe('--help of every command (code cache present)', () => {
     }
     expect(bad).toEqual([]);
   });
+});
+
+describe('documents named in help', () => {
+  it('every docs/… path a help page names exists and ships in the package (npm pack)', () => {
+    // The help of an installed package must not point at a file the user does not have
+    // (docs/cli.md: the package ships docs/*.md, docs/examples/ and the menu file schema).
+    const refs = new Set<string>();
+    for (const r of pages.values()) for (const m of r.stdout.matchAll(/\bdocs\/[\w./-]*\w/g)) refs.add(m[0]);
+    expect(refs.size).toBeGreaterThan(0);
+    const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(packed.status, packed.stderr).toBe(0);
+    const files = new Set(
+      (JSON.parse(packed.stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path),
+    );
+    expect([...refs].filter((r) => !files.has(r))).toEqual([]);
+  }, 180_000);
 });
 
 // Without a usable cache (absent: nothing to read; damaged: read, rejected by V8) the launcher
