@@ -27,6 +27,23 @@ beforeAll(async () => {
 });
 
 describe('a server that does not answer', () => {
+  it('auth login says it could not reach the server, exits 7 and saves nothing', async () => {
+    const configDir = tempDir();
+    const r = await partnerBin(
+      ['auth', 'login', '--name', 'x', '--key', 'pk_abc', '--secret', '-', '--base-url', down],
+      { configDir, stdin: 'sk_abc' },
+    );
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^Nothing was saved: could not reach the server at ${down}, so key pk_abc could not be checked\\.\n`,
+      ),
+    );
+    expect(r.stderr).not.toMatch(/did not accept/);
+    expect(r.stderr).toMatch(/error: network: cannot reach/);
+    expect(existsSync(join(configDir, 'config.json'))).toBe(false);
+  });
+
   it('a command against a stopped local server hints `partner local start`', async () => {
     const configDir = tempDir();
     openProfiles({ configDir }).save({ name: 'local', base_url: down, key: 'pk_abc', secret: 'sk_abc' });
