@@ -83,7 +83,9 @@ describe('menu push: a 2,000-item menu', () => {
     expect(plan.plan).toHaveLength(calls);
     const human = await cli([...argv, '--dry-run']);
     expect(human.stdout.split('\n')[0]).toMatch(
-      new RegExp(`^Dry run: big\\.json → brand ${brandId} ".*" would make ${calls} write calls`),
+      new RegExp(
+        `^Dry run: big\\.json → brand ${brandId} ".*" would make ${calls.toLocaleString('en-US')} write calls`,
+      ),
     );
     expect(plan.paced_seconds).toBe(0); // this credential's limit is far above 3,930 calls
     // At the default 600/min, from a full bucket: (calls − 599 left after the read) ÷ 10 per s.
@@ -98,11 +100,11 @@ describe('menu push: a 2,000-item menu', () => {
     const pacedText = await cli([...argv, '--dry-run'], { configDir: slowDir });
     expect(pacedText.stdout.split('\n')[0]).toMatch(
       new RegExp(
-        `would make ${calls} write calls \\(at least ${Math.round((calls - 599) / 600)} min under this credential's rate limit\\); nothing is written:$`,
+        `would make ${calls.toLocaleString('en-US')} write calls, about ${Math.floor(Math.round((calls - 599) / 10) / 60)} min ${Math.round((calls - 599) / 10) % 60} s at 600/min; nothing is written:$`,
       ),
     );
     const diff = await cli(['menu', 'diff', 'big.json', '--brand', String(brandId), '--base-url', proxy.url]);
-    expect(diff.stdout.split('\n')[0]).toMatch(new RegExp(`: ${calls} write calls`));
+    expect(diff.stdout.split('\n')[0]).toMatch(new RegExp(`: ${calls.toLocaleString('en-US')} write calls`));
     expect(writes()).toBe(0);
   });
 

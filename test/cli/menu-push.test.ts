@@ -201,7 +201,9 @@ describe('menu push', () => {
     const file = sampleCopy();
     const r = await cli(['menu', 'push', file, '--brand', String(brandId), '--dry-run']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^Dry run: .* would make 39 write calls; nothing is written:/);
+    expect(r.stdout).toMatch(
+      /^Dry run: .* would make 39 write calls, within the rate limit \(1,000,000\/min\); nothing is written:/,
+    );
     expect(r.stdout).toContain('  + create item nasi-goreng "Nasi goreng"');
     expect(r.stdout).toContain('  + offer modifier group toppings on items nasi-goreng, mie-goreng');
     expect(r.stdout).toContain(`  » publish brand ${brandId}`);
