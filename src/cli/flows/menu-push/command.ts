@@ -419,7 +419,7 @@ export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): P
   state.save();
 
   const progress: Progress | undefined = io.stderrIsTTY
-    ? barProgress(io.stderr, io.clock, ctx.colorErr)
+    ? barProgress(io.stderr, io.clock, ctx.colorErr, (p.rate?.pacedSeconds ?? 0) * 1000)
     : ctx.json
       ? undefined
       : lineProgress(io.stderr);
