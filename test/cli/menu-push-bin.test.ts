@@ -119,7 +119,10 @@ describe('a push checks its targets and the scopes before the first write', () =
 });
 
 describe('a push that stopped before publishing is finished by the next push of the brand', () => {
-  it('--branch 99 unchecked (no branch read scope) stops at the sync; the push without --branch publishes', async () => {
+  // Three pushes by the binary: bounded generously, the machine may be busy.
+  it('--branch 99 unchecked (no branch read scope) stops at the sync; the push without --branch publishes', {
+    timeout: 90_000,
+  }, async () => {
     const { brandId } = await freshBrand(s);
     // Without brands:read the branches cannot be read beforehand: the server refuses at the sync.
     const cred = await s.issueCredential({
