@@ -81,6 +81,20 @@ describe.each(CACHE_MODES)('code cache %s', (mode: CacheMode) => {
     });
   }, 120_000);
 
+  it('--jq and --template load jq-wasm and handlebars (import() of an external, now require())', async () => {
+    const v = vectors[0]!;
+    writeFileSync(join(dir, 'jq.json'), Buffer.from(v.body_base64, 'base64'));
+    const [jq, template] = await Promise.all([
+      run(['webhooks', 'sign', '--secret', v.secret, '--jq', '.signature', 'jq.json']),
+      run(['webhooks', 'sign', '--secret', v.secret, '--template', 'sig={{signature}}', 'jq.json']),
+    ]);
+    expect(jq.stderr).toBe('');
+    expect([jq.code, jq.stdout]).toEqual([0, `${v.signature}\n`]);
+    expect(template.stderr).toBe('');
+    expect(template.code).toBe(0);
+    expect(template.stdout.trim()).toBe(`sig=${v.signature}`);
+  }, 60_000);
+
   it('webhooks verify: exit 0 for the right signature, 1 for a wrong one', async () => {
     const v = vectors[0]!;
     writeFileSync(join(dir, 'verify.json'), Buffer.from(v.body_base64, 'base64'));
