@@ -34,20 +34,26 @@ export interface Io {
   clock: IoClock;
   configDir: string;
   cwd: string;
-  /** Resolves when a foreground command (listen, local start) should stop; default SIGINT/SIGTERM. */
+  /** Resolves when a foreground command (listen, local start) should stop; default untilSignal. */
   untilStopped?: () => Promise<string>;
 }
 
-/** Resolves with the name of the first SIGINT or SIGTERM. */
+/**
+ * The signals that stop a foreground command (listen, local start, inspect) the way Ctrl-C does:
+ * SIGHUP too, sent when the terminal window is closed. Node's default for it is to die on the
+ * spot, skipping the clean-up (listen --local's registration, local start's lock); node resets
+ * `nohup`'s ignore at start anyway, so handling it takes nothing from nohup users.
+ */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** Resolves with the name of the first of STOP_SIGNALS. */
 export function untilSignal(): Promise<string> {
   return new Promise((resolve) => {
     const on = (sig: string) => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
+      for (const s of STOP_SIGNALS) process.off(s, on);
       resolve(sig);
     };
-    process.once('SIGINT', on);
-    process.once('SIGTERM', on);
+    for (const s of STOP_SIGNALS) process.once(s, on);
   });
 }
 
@@ -82,10 +88,11 @@ export function inquirerPrompter(
 
 export function processIo(): Io {
   const env = process.env;
-  // `partner … | head` closes the pipe early: that is not an error worth a stack trace.
+  // `partner … | head` closes the pipe early (EPIPE), a closed terminal window fails every later
+  // write (EIO, after its SIGHUP): neither is an error worth dying for before the clean-up.
   for (const s of [process.stdout, process.stderr]) {
     s.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EPIPE') throw err;
+      if (err.code !== 'EPIPE' && err.code !== 'EIO') throw err;
     });
   }
   return {
