@@ -29,7 +29,7 @@ const registered = async () =>
     }[]
   ).map((w) => w.url);
 
-describe('partner listen --local stops on a signal and removes its registration', () => {
+describe('partner listen --local stops on a signal and removes its registration', { timeout: 60_000 }, () => {
   for (const signal of ['SIGHUP', 'SIGTERM', 'SIGINT'] as const) {
     it(signal, async () => {
       const child = spawn(process.execPath, [bin, 'listen', '--local', '--port', '0'], {

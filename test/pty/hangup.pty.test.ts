@@ -27,7 +27,7 @@ async function gone(t: { running(): boolean }, ms = 30_000): Promise<void> {
   }
 }
 
-describe('the terminal closed', () => {
+describe('the terminal closed', { timeout: 120_000 }, () => {
   it('listen --local removes its registration', async () => {
     const configDir = tempDir('partner-pty-cfg-');
     openProfiles({ configDir }).save({
