@@ -68,20 +68,54 @@ export function inquirerPrompter(
   stdin: () => NodeJS.ReadableStream,
   output: NodeJS.WritableStream,
 ): Prompter {
-  const ctx = () => ({ input: stdin(), output, clearPromptOnDone: false });
   const load = () => import('@inquirer/prompts');
+  /**
+   * Runs one prompt; Escape cancels it as Ctrl-C does. @inquirer/prompts has no Escape key of its
+   * own, but takes an AbortSignal: a keypress listener on the prompt's input (readline decodes the
+   * keys; a lone Escape arrives once its escape-sequence timeout has passed) aborts it, and the
+   * AbortPromptError becomes the ExitPromptError every caller already treats as a cancellation
+   * ("Cancelled.", exit 1).
+   */
+  async function ask<T>(
+    run: (ctx: {
+      input: NodeJS.ReadableStream;
+      output: NodeJS.WritableStream;
+      clearPromptOnDone: false;
+      signal: AbortSignal;
+    }) => Promise<T>,
+  ): Promise<T> {
+    const input = stdin();
+    const escape = new AbortController();
+    const onKey = (_s: unknown, key: { name?: string } | undefined) => {
+      if (key?.name === 'escape') escape.abort();
+    };
+    input.on('keypress', onKey);
+    try {
+      return await run({ input, output, clearPromptOnDone: false, signal: escape.signal });
+    } catch (err) {
+      if ((err as Error)?.name === 'AbortPromptError' && escape.signal.aborted)
+        throw Object.assign(new Error('cancelled with Escape'), { name: 'ExitPromptError' });
+      throw err;
+    } finally {
+      input.off('keypress', onKey);
+    }
+  }
   return {
     async input(o) {
-      return (await load()).input(o, ctx());
+      const p = await load();
+      return ask((ctx) => p.input(o, ctx));
     },
     async password(o) {
-      return (await load()).password({ ...o, mask: true }, ctx());
+      const p = await load();
+      return ask((ctx) => p.password({ ...o, mask: true }, ctx));
     },
     async confirm(o) {
-      return (await load()).confirm(o, ctx());
+      const p = await load();
+      return ask((ctx) => p.confirm(o, ctx));
     },
     async select(o) {
-      return (await load()).select(o, ctx());
+      const p = await load();
+      return ask((ctx) => p.select(o, ctx));
     },
   };
 }
