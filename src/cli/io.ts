@@ -85,15 +85,15 @@ export function inquirerPrompter(
     }) => Promise<T>,
   ): Promise<T> {
     const input = stdin();
-    const escape = new AbortController();
+    const escaped = new AbortController();
     const onKey = (_s: unknown, key: { name?: string } | undefined) => {
-      if (key?.name === 'escape') escape.abort();
+      if (key?.name === 'escape') escaped.abort();
     };
     input.on('keypress', onKey);
     try {
-      return await run({ input, output, clearPromptOnDone: false, signal: escape.signal });
+      return await run({ input, output, clearPromptOnDone: false, signal: escaped.signal });
     } catch (err) {
-      if ((err as Error)?.name === 'AbortPromptError' && escape.signal.aborted)
+      if ((err as Error)?.name === 'AbortPromptError' && escaped.signal.aborted)
         throw Object.assign(new Error('cancelled with Escape'), { name: 'ExitPromptError' });
       throw err;
     } finally {

@@ -70,6 +70,10 @@ describe('Escape at a prompt', { timeout: 120_000 }, () => {
     await t.waitFor('Cancelled.', 30_000);
     expect(await t.exit(30_000)).toBe(1);
     expect(t.history().join('\n')).not.toMatch(/error|force closed|aborted/i);
-    expect(openProfiles({ configDir }).list().map((p) => p.name)).not.toContain('esc');
+    expect(
+      openProfiles({ configDir })
+        .list()
+        .map((p) => p.name),
+    ).not.toContain('esc');
   });
 });
