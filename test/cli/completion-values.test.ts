@@ -93,11 +93,15 @@ describe('ids from the active profile', () => {
     const dir = profileDir(silentUrl, s.credential);
     const started = Date.now();
     expect(await complete(['branches', 'get', ''], dir)).toEqual([]);
-    const first = Date.now() - started;
-    expect(first).toBeLessThan(1000);
-    const again = Date.now();
+    // A bound on a hang, not a speed (without the budget the wait is undici's, minutes): a
+    // loaded machine took 1.4 s here against an earlier bound of 1 s.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // Not asked again: the second Tab opens no connection to the silent server (counted, where a
+    // comparison of the two durations failed on a loaded machine).
+    const connections = sockets.length;
+    expect(connections).toBeGreaterThan(0);
     expect(await complete(['branches', 'get', ''], dir)).toEqual([]);
-    expect(Date.now() - again).toBeLessThan(first);
+    expect(sockets.length).toBe(connections);
     expect(
       JSON.parse(readFileSync(join(dir, CACHE_FILE), 'utf8'))[`${silentUrl} ${s.credential.key}`],
     ).toMatchObject({
