@@ -27,9 +27,12 @@ if (!postgres) {
   );
 }
 
+// Bounds on a hang, not speeds: on a loaded 2-core machine (two busy loops beside the suite, load
+// 20–25) starting a server on PostgreSQL in a beforeAll took over 20 s. Tests wait on events;
+// these only end a test that would otherwise never finish.
 const shared = {
-  testTimeout: 20_000,
-  hookTimeout: 20_000,
+  testTimeout: 120_000,
+  hookTimeout: 120_000,
   pool: 'forks' as const,
 };
 

@@ -128,6 +128,15 @@ export interface IdQuery {
   budgetMs?: number;
 }
 
+/**
+ * The wait for ids: BUDGET_MS, or PARTNER_COMPLETION_BUDGET_MS (milliseconds, 1–10,000) for a
+ * slow link or a busy machine, where 350 ms can pass before a local server answers.
+ */
+function budgetOf(env: NodeJS.ProcessEnv): number {
+  const n = Number(env.PARTNER_COMPLETION_BUDGET_MS);
+  return Number.isInteger(n) && n >= 1 && n <= 10_000 ? n : BUDGET_MS;
+}
+
 /** Brand or branch ids with their titles; [] when there is no profile or no answer in time. */
 export async function remoteIds(io: Io, q: IdQuery): Promise<Candidate[]> {
   let target: ReturnType<typeof resolvePartnerTarget>;
@@ -151,7 +160,7 @@ export async function remoteIds(io: Io, q: IdQuery): Promise<Candidate[]> {
       target.baseUrl,
       { key: target.key, secret: target.secret },
       q.insecure === true,
-      q.budgetMs ?? BUDGET_MS,
+      q.budgetMs ?? budgetOf(io.env),
     );
     entry = got ? { at: now, ...got } : { at: now, down: true };
     cache[key] = entry;

@@ -58,7 +58,8 @@ export function routesOf(manifest: Manifest): Record<string, Route> {
   return out;
 }
 
-function colorAllowed(io: Io, tty: boolean, flag: boolean | undefined): boolean {
+/** Colours on a stream: a terminal, colour allowed by the Io, no --no-color, NO_COLOR or TERM=dumb. */
+export function colorAllowed(io: Io, tty: boolean, flag: boolean | undefined): boolean {
   if (flag === false || !io.color || !tty) return false;
   if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
   return io.env.TERM !== 'dumb';

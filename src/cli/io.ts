@@ -34,27 +34,33 @@ export interface Io {
   clock: IoClock;
   configDir: string;
   cwd: string;
-  /** Resolves when a foreground command (listen, local start) should stop; default SIGINT/SIGTERM. */
+  /** Resolves when a foreground command (listen, local start) should stop; default untilSignal. */
   untilStopped?: () => Promise<string>;
 }
 
 /**
- * Resolves with the name of the first SIGINT or SIGTERM. Listening starts at the call, so a
- * signal arriving before the promise is awaited is kept, not the process's death. `cancel`
- * removes the listeners (a start that failed before it waited).
+ * The signals that stop a foreground command (listen, local start, inspect) the way Ctrl-C does:
+ * SIGHUP too, sent when the terminal window is closed. Node's default for it is to die on the
+ * spot, skipping the clean-up (listen --local's registration, local start's lock); node resets
+ * `nohup`'s ignore at start anyway, so handling it takes nothing from nohup users.
+ */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Resolves with the name of the first of STOP_SIGNALS. Listening starts at the call, so a signal
+ * arriving before the promise is awaited is kept, not the process's death. `cancel` removes the
+ * listeners (a start that failed before it waited).
  */
 export function untilSignal(cancel?: AbortSignal): Promise<string> {
   return new Promise((resolve) => {
     const off = () => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
+      for (const s of STOP_SIGNALS) process.off(s, on);
     };
     const on = (sig: string) => {
       off();
       resolve(sig);
     };
-    process.once('SIGINT', on);
-    process.once('SIGTERM', on);
+    for (const s of STOP_SIGNALS) process.once(s, on);
     cancel?.addEventListener('abort', off, { once: true });
   });
 }
@@ -70,30 +76,65 @@ export function inquirerPrompter(
   stdin: () => NodeJS.ReadableStream,
   output: NodeJS.WritableStream,
 ): Prompter {
-  const ctx = () => ({ input: stdin(), output, clearPromptOnDone: false });
   const load = () => import('@inquirer/prompts');
+  /**
+   * Runs one prompt; Escape cancels it as Ctrl-C does. @inquirer/prompts has no Escape key of its
+   * own, but takes an AbortSignal: a keypress listener on the prompt's input (readline decodes the
+   * keys; a lone Escape arrives once its escape-sequence timeout has passed) aborts it, and the
+   * AbortPromptError becomes the ExitPromptError every caller already treats as a cancellation
+   * ("Cancelled.", exit 1).
+   */
+  async function ask<T>(
+    run: (ctx: {
+      input: NodeJS.ReadableStream;
+      output: NodeJS.WritableStream;
+      clearPromptOnDone: false;
+      signal: AbortSignal;
+    }) => Promise<T>,
+  ): Promise<T> {
+    const input = stdin();
+    const escaped = new AbortController();
+    const onKey = (_s: unknown, key: { name?: string } | undefined) => {
+      if (key?.name === 'escape') escaped.abort();
+    };
+    input.on('keypress', onKey);
+    try {
+      return await run({ input, output, clearPromptOnDone: false, signal: escaped.signal });
+    } catch (err) {
+      if ((err as Error)?.name === 'AbortPromptError' && escaped.signal.aborted)
+        throw Object.assign(new Error('cancelled with Escape'), { name: 'ExitPromptError' });
+      throw err;
+    } finally {
+      input.off('keypress', onKey);
+    }
+  }
   return {
     async input(o) {
-      return (await load()).input(o, ctx());
+      const p = await load();
+      return ask((ctx) => p.input(o, ctx));
     },
     async password(o) {
-      return (await load()).password({ ...o, mask: true }, ctx());
+      const p = await load();
+      return ask((ctx) => p.password({ ...o, mask: true }, ctx));
     },
     async confirm(o) {
-      return (await load()).confirm(o, ctx());
+      const p = await load();
+      return ask((ctx) => p.confirm(o, ctx));
     },
     async select(o) {
-      return (await load()).select(o, ctx());
+      const p = await load();
+      return ask((ctx) => p.select(o, ctx));
     },
   };
 }
 
 export function processIo(): Io {
   const env = process.env;
-  // `partner … | head` closes the pipe early: that is not an error worth a stack trace.
+  // `partner … | head` closes the pipe early (EPIPE), a closed terminal window fails every later
+  // write (EIO, after its SIGHUP): neither is an error worth dying for before the clean-up.
   for (const s of [process.stdout, process.stderr]) {
     s.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EPIPE') throw err;
+      if (err.code !== 'EPIPE' && err.code !== 'EIO') throw err;
     });
   }
   return {

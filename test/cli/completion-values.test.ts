@@ -31,8 +31,16 @@ afterAll(async () => {
   await s?.close();
 });
 
-const complete = async (words: string[], configDir: string, now?: number) =>
-  (await runCli(['__complete', ...words], { configDir, ...(now !== undefined ? { now } : {}) })).stdout
+// Which ids and when they are asked: with a budget a loaded machine cannot miss. The default
+// 350 ms budget is the subject of the silent-server tests, which keep it.
+const complete = async (words: string[], configDir: string, now?: number, budget = '10000') =>
+  (
+    await runCli(['__complete', ...words], {
+      configDir,
+      env: { PARTNER_COMPLETION_BUDGET_MS: budget },
+      ...(now !== undefined ? { now } : {}),
+    })
+  ).stdout
     .split('\n')
     .filter(Boolean);
 
@@ -92,12 +100,17 @@ describe('ids from the active profile', () => {
   it('a server that never answers: nothing, within the budget, and not asked again at once', async () => {
     const dir = profileDir(silentUrl, s.credential);
     const started = Date.now();
-    expect(await complete(['branches', 'get', ''], dir)).toEqual([]);
-    const first = Date.now() - started;
-    expect(first).toBeLessThan(1000);
-    const again = Date.now();
-    expect(await complete(['branches', 'get', ''], dir)).toEqual([]);
-    expect(Date.now() - again).toBeLessThan(first);
+    // '': the default budget (350 ms), the subject here.
+    expect(await complete(['branches', 'get', ''], dir, undefined, '')).toEqual([]);
+    // A bound on a hang, not a speed (without the budget the wait is undici's, minutes): a
+    // loaded machine took 1.4 s here against an earlier bound of 1 s.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // Not asked again: the second Tab opens no connection to the silent server (counted, where a
+    // comparison of the two durations failed on a loaded machine).
+    const connections = sockets.length;
+    expect(connections).toBeGreaterThan(0);
+    expect(await complete(['branches', 'get', ''], dir, undefined, '')).toEqual([]);
+    expect(sockets.length).toBe(connections);
     expect(
       JSON.parse(readFileSync(join(dir, CACHE_FILE), 'utf8'))[`${silentUrl} ${s.credential.key}`],
     ).toMatchObject({

@@ -91,7 +91,9 @@ describe('--jq', () => {
     const piped = await cli(['orders', 'statuses', '--jq', '.[0] | {id, status}']);
     expect(piped.stdout).toBe('{"id":1,"status":"PLACED"}\n');
     const tty = await cli(['orders', 'statuses', '--jq', '.[0] | {id, status}'], { tty: true });
-    expect(tty.stdout).toBe('{\n  "id": 1,\n  "status": "PLACED"\n}\n');
+    // On a terminal also coloured as jq colours (test/pty/jq-colour.pty.test.ts); the text beneath:
+    expect(tty.stdout).toContain('\u001b[');
+    expect(tty.stdout.replace(/\u001b\[[0-9;]*m/g, '')).toBe('{\n  "id": 1,\n  "status": "PLACED"\n}\n');
   });
 
   it('runs after the field selection, and implies --json', async () => {
@@ -102,7 +104,7 @@ describe('--jq', () => {
       (a: number, b: { id: number }) => a + b.id,
       0,
     );
-    expect(r.stdout).toBe(`${total}\n`);
+    expect(r.stdout.replace(/\u001b\[[0-9;]*m/g, '')).toBe(`${total}\n`);
   });
 
   it('a syntax error is a usage error before any request; a runtime error exits 1', async () => {

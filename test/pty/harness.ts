@@ -68,6 +68,13 @@ export interface PtySession {
   /** Waits for the program to end; on timeout kills it and throws with the screen. */
   exit(timeoutMs?: number): Promise<number>;
   resize(cols: number, rows: number): void;
+  /**
+   * Closes the terminal as closing its window does: the pty's master side goes away, so the
+   * program gets SIGHUP and an error (EIO) on anything it writes after.
+   */
+  hangUp(): void;
+  /** Whether the program's process still exists (after hangUp, node-pty's exit report is not reliable). */
+  running(): boolean;
   readonly cols: number;
   readonly rows: number;
   readonly configDir: string;
@@ -254,6 +261,19 @@ export function spawnPartner(args: string[], o: PtyOptions = {}): PtySession {
     resize(c, r) {
       child.resize(c, r);
       term.resize(c, r);
+    },
+    hangUp() {
+      release();
+      // node-pty's Unix terminal closes the master and then sends SIGHUP, as a terminal window does.
+      (child as unknown as { destroy(): void }).destroy();
+    },
+    running() {
+      try {
+        process.kill(child.pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
     },
     kill() {
       release();

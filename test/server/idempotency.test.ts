@@ -1,6 +1,6 @@
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, call, startTestServer, type TestServer } from '../helpers/server.js';
+import { halfSentWrite } from '../helpers/in-flight.js';
+import { call, startTestServer, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -135,64 +135,24 @@ describe('Idempotency-Key', () => {
   });
 
   it('same key while the first request is still in flight → 409 with details.reason in_flight', async () => {
-    const port = Number(new URL(s.baseUrl).port);
-    const body = JSON.stringify({ title: 'Slow brand' });
-    // A credential of its own, so the probes below never meet a rate limit.
-    const cred = await s.issueCredential({
-      businessId: s.credential.businessId,
-      scopes: ['brands:create'],
-      rateLimit: 100_000,
+    const body = { title: 'Slow brand' };
+    // Headers and part of the body sent; resolved once the server holds the key for it.
+    const first = await halfSentWrite(s, {
+      method: 'POST',
+      path: '/v1/partner/brands',
+      cred: s.credential,
+      key: 'flight-1',
+      body: JSON.stringify(body),
     });
-    // Headers and half of the body: the first request takes the key once its credential check
-    // is done. A probe that reaches the store before that takes the key itself and the first
-    // request is the one told in_flight; that attempt proves nothing, so it starts again with a
-    // fresh key (bounded).
-    for (let attempt = 1; attempt <= 20; attempt++) {
-      const key = `flight-${attempt}`;
-      const sock = connect(port, '127.0.0.1');
-      let answer = '';
-      sock.on('data', (d) => {
-        answer += d.toString();
-      });
-      const closed = new Promise<void>((r) => sock.once('close', () => r()));
-      await new Promise<void>((r) => sock.once('connect', () => r()));
-      sock.write(
-        `POST /v1/partner/brands HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic(cred)}\r\nIdempotency-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`,
-      );
-      // Probe with an invalid body: a validation failure is never stored against the key, so the
-      // probe gives the key back; it answers 409 once the first request holds it.
-      const probe = () => call(s, 'POST', '/v1/partner/brands', { cred, key, body: { title: '' } });
-      // A moment for the first request's credential check, so that most attempts need no retry.
-      await new Promise((r) => setTimeout(r, 20));
-      let second = await probe();
-      for (let i = 0; i < 200 && second.status !== 409 && answer === ''; i++) {
-        await new Promise((r) => setTimeout(r, 10));
-        second = await probe();
-      }
-      if (answer !== '') {
-        // The probe won the key: the first request was answered 409 before its body was sent.
-        console.log(`in-flight test: attempt ${attempt}, the probe took the key first; again`);
-        expect(answer).toMatch(/^HTTP\/1\.1 409/);
-        sock.destroy();
-        await closed;
-        continue;
-      }
-      expect(second.status).toBe(409);
-      expect(second.body.error?.code).toBe('state_idempotency_conflict');
-      expect((second.body.error!.details as { reason: string }).reason).toBe('in_flight');
-      sock.write(body.slice(5));
-      await closed;
-      expect(answer).toMatch(/^HTTP\/1\.1 201/);
-      const third = await call(s, 'POST', '/v1/partner/brands', {
-        cred,
-        key,
-        body: { title: 'Slow brand' },
-      });
-      expect(third.status).toBe(201);
-      expect(third.headers.get('idempotent-replayed')).toBe('true');
-      return;
-    }
-    expect.fail('in 20 attempts the first request never held its key before a probe took it');
+    const second = await call(s, 'POST', '/v1/partner/brands', { key: 'flight-1', body });
+    expect(second.status).toBe(409);
+    expect(second.body.error?.code).toBe('state_idempotency_conflict');
+    expect((second.body.error!.details as { reason: string }).reason).toBe('in_flight');
+    expect(first.answer).toBe(''); // still waiting for its body
+    expect(await first.finish()).toMatch(/^HTTP\/1\.1 201/);
+    const third = await call(s, 'POST', '/v1/partner/brands', { key: 'flight-1', body });
+    expect(third.status).toBe(201);
+    expect(third.headers.get('idempotent-replayed')).toBe('true');
   });
 
   it('a 429 is not stored: the same key works once the limit allows', async () => {

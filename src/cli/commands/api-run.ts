@@ -94,6 +94,7 @@ export async function runApi(
   if (opts.jq !== undefined || opts.template !== undefined) {
     const { outputTransform } = await import('../output/controls.js');
     const t = await outputTransform(ctx.io, {
+      color: ctx.color,
       ...(typeof opts.jq === 'string' ? { jq: opts.jq } : {}),
       ...(typeof opts.template === 'string' ? { template: opts.template } : {}),
       what: 'api',

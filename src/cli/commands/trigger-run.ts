@@ -3,6 +3,7 @@ import type { PartnerClient } from '../../client/client.js';
 import { STATUS_CODES, STATUS_ID, type StatusCode, statusName } from '../../contract/order-statuses.js';
 import type { Ctx } from '../context.js';
 import { UsageError } from '../errors.js';
+import { humanMs, parseDurationMs } from '../flows/orders-watch-time.js';
 
 // The body of `partner trigger` (docs/cli.md): the operator API's order simulation (create, set
 // status, replace cart) fires the real events; the webhook log then says what was delivered.
@@ -29,8 +30,15 @@ export const NEXT_STATUS: Readonly<Partial<Record<StatusCode, StatusCode>>> = Ob
   'PICKED UP': 'DELIVERED',
 });
 
-/** How long to wait for each receiver's first attempt before printing what is known. */
-const REPORT_WAIT_MS = 5_000;
+/**
+ * The default bound on the wait for each receiver's first answer. The wait ends as soon as every
+ * first attempt is recorded, so this only matters when one is not: above the local server's
+ * delivery timeout (10 s), so a receiver that never answers is reported as timed out rather than
+ * still under way, with room for a busy machine.
+ */
+const REPORT_WAIT_MS = 15_000;
+/** Receivers unknown (no profile of this server): the first delivery of each type, for a shorter time. */
+const UNKNOWN_WAIT_MS = 2_000;
 
 export function triggerOf(word: string): Trigger {
   for (const [k, v] of Object.entries(EVENT_TYPES)) if (word === k || word === v) return k as Trigger;
@@ -90,6 +98,8 @@ export interface FiredDelivery {
   url: string;
   status: DeliveryLike['status'];
   attempts: number;
+  /** An attempt was sent and its outcome is not recorded yet: the delivery is still under way. */
+  in_flight: boolean;
   status_code: number | null;
   duration_ms: number | null;
   error: string | null;
@@ -231,20 +241,28 @@ async function newestDeliveryId(operator: PartnerClient): Promise<number> {
   return log[0]?.id ?? 0;
 }
 
-const settled = (d: DeliveryLike) => d.status !== 'pending' || d.attempts >= 1;
+/**
+ * An attempt is under way: the dispatcher counts an attempt when it claims the delivery, and
+ * records its outcome (the log entry) once the receiver has answered, refused or timed out.
+ */
+const inFlight = (d: DeliveryLike) => d.status === 'pending' && d.attempts > d.log.length;
+
+/** The first attempt's outcome is known (a delivery settled otherwise, e.g. by a replay, counts too). */
+const answered = (d: DeliveryLike) => d.status !== 'pending' || d.log.length >= 1;
 
 /**
- * The deliveries made since `before` of the fired event types, once each expected receiver's first
- * attempt is done (or after REPORT_WAIT_MS: what is known then). `expected` undefined: receivers
- * unknown, so the first delivery of each type is waited for, and a shorter time.
+ * The deliveries made since `before` of the fired event types, once the outcome of each expected
+ * receiver's first attempt is recorded (or after `waitMs`: what is known then). `expected`
+ * undefined: receivers unknown, so the first delivery of each type is waited for.
  */
 async function deliveriesSince(
   operator: PartnerClient,
   before: number,
   types: string[],
   expected: Map<string, number> | undefined,
+  waitMs: number,
 ): Promise<Map<string, DeliveryLike[]>> {
-  const deadline = performance.now() + (expected ? REPORT_WAIT_MS : 2_000);
+  const deadline = performance.now() + waitMs;
   for (;;) {
     const log = (await operator.call('operatorWebhookLog', { query: { limit: 200 } })) as DeliveryLike[];
     const got = new Map<string, DeliveryLike[]>(types.map((t) => [t, []]));
@@ -252,7 +270,7 @@ async function deliveriesSince(
     for (const list of got.values()) list.sort((a, b) => a.id - b.id);
     const done = types.every((t) => {
       const list = got.get(t)!;
-      return list.length >= (expected?.get(t) ?? 1) && list.every(settled);
+      return list.length >= (expected?.get(t) ?? 1) && list.every(answered);
     });
     if (done || performance.now() >= deadline) return got;
     await new Promise((r) => setTimeout(r, 100));
@@ -268,6 +286,7 @@ function deliveryOut(d: DeliveryLike): FiredDelivery {
     url: d.url,
     status: d.status,
     attempts: d.attempts,
+    in_flight: inFlight(d),
     status_code: last?.status_code ?? null,
     duration_ms: last?.duration_ms ?? null,
     error: last?.error ?? null,
@@ -279,6 +298,15 @@ export async function runTrigger(ctx: Ctx, word: string, opts: Record<string, un
   const trigger = triggerOf(word);
   const orderId = intFlag(opts.order, '--order');
   const items = intFlag(opts.items, '--items', 20);
+  let waitMs = REPORT_WAIT_MS;
+  if (opts.wait !== undefined) {
+    const ms = parseDurationMs(String(opts.wait));
+    if (ms === undefined || ms > 600_000)
+      throw new UsageError(
+        `--wait: "${opts.wait}" is not a duration of at most 10m (e.g. 30s, 2m; 0 does not wait)`,
+      );
+    waitMs = ms;
+  }
   const flags = {
     ...(opts.business !== undefined ? { business: intFlag(opts.business, '--business')! } : {}),
     ...(opts.brand !== undefined ? { brand: intFlag(opts.brand, '--brand')! } : {}),
@@ -391,9 +419,10 @@ export async function runTrigger(ctx: Ctx, word: string, opts: Record<string, un
         )
       : undefined;
   const none = expected !== undefined && types.every((t) => expected.get(t) === 0);
+  const waited = expected ? waitMs : Math.min(waitMs, UNKNOWN_WAIT_MS);
   const got = none
     ? new Map<string, DeliveryLike[]>()
-    : await deliveriesSince(operator, before, types, expected);
+    : await deliveriesSince(operator, before, types, expected, waited);
   const report: Fired[] = fired.map((f) => {
     const ds = got.get(f.event_type) ?? [];
     const ids = [...ds.map((d) => d.event_id), ...ds.flatMap((d) => d.batched_event_ids ?? [])];
@@ -405,6 +434,18 @@ export async function runTrigger(ctx: Ctx, word: string, opts: Record<string, un
   } else {
     printReport(ctx, report, order!, trigger);
   }
+  // Said plainly rather than left to read as a failure: the receiver has the event, or will.
+  const answerless = report
+    .flatMap((f) => f.deliveries)
+    .filter((d) => d.status === 'pending' && d.attempts - (d.in_flight ? 1 : 0) === 0);
+  const unmade = expected
+    ? types.reduce((n, t) => n + Math.max(0, (expected.get(t) ?? 0) - (got.get(t)?.length ?? 0)), 0)
+    : 0;
+  const underWay = answerless.length + unmade;
+  if (!none && underWay > 0)
+    io.stderr.write(
+      `${underWay === 1 ? 'A delivery is' : `${underWay} deliveries are`} still under way after ${humanMs(waited)} (no answer recorded yet): \`partner operator webhooks log${answerless.length ? ` --event-id ${answerless[0]!.event_id}` : ''}\` shows the outcome once it is in; --wait DURATION waits longer.\n`,
+    );
   if (none)
     io.stderr.write(
       `No receiver is registered for business ${businessId}${order ? ` (brand ${order.brand_id}, branch ${order.branch_id})` : ''}: the event${fired.length > 1 ? 's are' : ' is'} in the outbox, delivered to none. \`partner listen --local\` registers one.\n`,
@@ -436,13 +477,15 @@ function printReport(ctx: Ctx, report: Fired[], order: OrderLike, trigger: Trigg
       `${c.green('✓')} ${c.bold(f.event_type)}  order ${f.order_id}  brand ${f.brand_id} / branch ${f.branch_id}${what ? `  ${what}` : ''}\n`,
     );
     for (const d of f.deliveries) {
+      // Attempts whose outcome is recorded (the one in flight, if any, is not).
+      const recorded = d.attempts - (d.in_flight ? 1 : 0);
       const outcome =
         d.status === 'delivered'
           ? c.green(`delivered (${d.status_code}${d.duration_ms !== null ? `, ${d.duration_ms} ms` : ''})`)
-          : d.attempts === 0
-            ? c.dim('pending (no answer yet)')
+          : recorded === 0
+            ? c.dim(d.in_flight ? 'sent, no answer yet (still under way)' : 'pending (not sent yet)')
             : c.yellow(
-                `${d.status === 'failed' ? 'failed' : `attempt ${d.attempts} failed, retrying`} (${d.status_code ?? d.error ?? 'no answer'})`,
+                `${d.status === 'failed' ? 'failed' : `attempt ${recorded} failed, retrying`} (${d.status_code ?? d.error ?? 'no answer'})`,
               );
       const batch = d.batched_event_ids.length ? c.dim(` (+${d.batched_event_ids.length} batched)`) : '';
       io.stdout.write(`    ${d.event_id}${batch} → ${d.url}  ${outcome}\n`);

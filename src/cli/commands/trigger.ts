@@ -14,7 +14,7 @@ export function registerTrigger(root: Command, action: Action): void {
       'Fire order.created (service.order.created.v2), order.status (service.order.status.updated) or order.cart ' +
         '(service.order.cart.updated) on the local server through its operator API, as a marketplace would: the ' +
         'event goes through the outbox to every registered receiver, signed. Prints the order, the event ids and ' +
-        'what each receiver answered (waiting up to 5 s for the first attempts).',
+        'what each receiver answered (waiting for the first attempts, up to --wait).',
     )
     .argument('<event>', `${TRIGGER_EVENTS.join(', ')} (or the full event type)`)
     .option('--business <id>', 'business of the new order (default: the business of the active profile)')
@@ -26,6 +26,10 @@ export function registerTrigger(root: Command, action: Action): void {
     .option('--order <id>', 'an existing order (order.status, order.cart; default: a new order)')
     .option('--status <status>', 'order.status: the status to set, code or id (default: the next one)')
     .option('--items <n>', 'lines of the generated cart (1–20) of a new order, or of the replaced cart')
+    .option(
+      '--wait <duration>',
+      "how long to wait at most for each receiver's first answer (default 15s; 0: print what is known)",
+    )
     .option('--data <dir>', 'local server data dir (default $PARTNER_DATA_DIR or the per-user data folder)')
     .option('--server <url>', 'operator API base URL (with --token)')
     .option('--token <token>', 'operator token (with --server)');

@@ -203,9 +203,15 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
       if (e.retryInMs !== undefined) lastRetry = e;
       if (ctx.verbose) {
         const status = e.status === 0 ? 'no answer' : String(e.status);
-        io.stderr.write(
-          `* ${e.method} ${e.url} → ${status} in ${Math.round(e.ms)} ms${e.request_id ? ` (request_id ${e.request_id})` : ''}\n`,
-        );
+        const line = `* ${e.method} ${e.url} → ${status} in ${Math.round(e.ms)} ms${e.request_id ? ` (request_id ${e.request_id})` : ''}`;
+        // Written over the live screen it would tear the frame (and vanish at the next redraw):
+        // on the same terminal it goes into the frame's recent lines; a redirected stderr gets it.
+        // In the frame the outcome comes first and the path without the origin, so that what
+        // matters survives the cut to the terminal's width.
+        if (live && io.stderrIsTTY) {
+          const u = new URL(e.url);
+          live.note(`* ${status} in ${Math.round(e.ms)} ms  ${e.method} ${u.pathname}${u.search}`);
+        } else io.stderr.write(`${line}\n`);
       }
     },
     userAgent: `partner-cli/${__PARTNER_VERSION__} orders-watch`,

@@ -14,6 +14,8 @@ export interface ControlFlags {
   what: string;
   /** The operation behind the command: its fields are checked before any request. */
   opId?: string | undefined;
+  /** Colours allowed on stdout (a terminal, no NO_COLOR, no --no-color): --jq colours its JSON. */
+  color?: boolean;
 }
 
 export type Transform = (value: unknown, compact: boolean) => Promise<string>;
@@ -37,7 +39,7 @@ export async function outputTransform(io: Io, f: ControlFlags): Promise<Transfor
     const expr = f.jq;
     const { checkJq, runJq } = await import('./jq.js');
     await checkJq(expr);
-    jq = (v) => runJq(v, expr, io.stdoutIsTTY);
+    jq = (v) => runJq(v, expr, io.stdoutIsTTY, f.color === true);
   }
   let template: ((v: unknown) => string) | undefined;
   if (f.template !== undefined) {

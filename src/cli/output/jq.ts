@@ -37,11 +37,18 @@ export class JqError extends Error {
   override readonly name = 'JqError';
 }
 
-/** The output of `expr` over `value`, each result on its own line (empty when jq yields nothing). */
-export async function runJq(value: unknown, expr: string, pretty: boolean): Promise<string> {
+/**
+ * The output of `expr` over `value`, each result on its own line (empty when jq yields nothing):
+ * indented when `pretty` (a terminal), coloured with jq's own -C when `color` (a terminal that
+ * allows colour), as jq itself prints at a terminal; strings stay raw (-r) either way.
+ */
+export async function runJq(value: unknown, expr: string, pretty: boolean, color = false): Promise<string> {
   let text: string;
   try {
-    text = await (await jq()).raw(JSON.stringify(value) ?? 'null', expr, pretty ? ['-r'] : ['-r', '-c']);
+    // jq-wasm puts -M (no colour) in front of any flags that do not contain "-M", and jq lets -M
+    // win over -C; a "-M" given as the value of an unused --arg keeps it out, and means nothing.
+    const flags = [...(pretty ? ['-r'] : ['-r', '-c']), ...(color ? ['-C', '--arg', '__partner', '-M'] : [])];
+    text = await (await jq()).raw(JSON.stringify(value) ?? 'null', expr, flags);
   } catch (err) {
     throw new JqError(`--jq: ${jqMessage(err)}`);
   }

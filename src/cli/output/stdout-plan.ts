@@ -10,6 +10,8 @@ export interface OutputFlags {
   template?: string;
   /** false with --no-pager. */
   pager?: boolean;
+  /** false with --no-color. */
+  color?: boolean;
 }
 
 export interface StdoutPlan {
@@ -57,8 +59,12 @@ export async function planStdout(io: Io, flags: OutputFlags, o: PlanOptions): Pr
   }
   let flush = async () => {};
   if (filtering) {
-    const { createOutputFilter } = await import('./controls.js');
+    const [{ createOutputFilter }, { colorAllowed }] = await Promise.all([
+      import('./controls.js'),
+      import('../context.js'),
+    ]);
     const filter = await createOutputFilter(out, io, {
+      color: colorAllowed(io, io.stdoutIsTTY, flags.color),
       ...(fields !== undefined ? { fields } : {}),
       ...(flags.jq !== undefined ? { jq: flags.jq } : {}),
       ...(flags.template !== undefined ? { template: flags.template } : {}),

@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cut, headerLines, maskedJson, maskJsonText, type RequestRecord, RequestLog } from './request-log.js';
 
 let n = 0;
@@ -212,46 +212,55 @@ describe('masking', () => {
 });
 
 describe('long polls', () => {
+  // Time is the subject here, so it is a fake clock: a wait's timer fires only when the test moves
+  // time on, and "at once" means settled with no time moved at all (no bound on a real clock,
+  // which a loaded machine would break).
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  /** Whether `p` has settled once pending callbacks ran, without moving time. */
+  async function settled(p: Promise<unknown>): Promise<boolean> {
+    let done = false;
+    void p.then(() => {
+      done = true;
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    return done;
+  }
+
   it('end at the first matching request, not at others', async () => {
     const log = new RequestLog();
     log.record(rec());
-    let ended = false;
-    const p = log.waitFor({ after: 1, status: '5xx' }, 5_000).then(() => {
-      ended = true;
-    });
+    const p = log.waitFor({ after: 1, status: '5xx' }, 5_000);
     log.record(rec({ status: 200 }));
-    await new Promise((r) => setTimeout(r, 20));
-    expect(ended).toBe(false);
-    const t0 = performance.now();
+    expect(await settled(p)).toBe(false);
     log.record(rec({ status: 503 }));
-    await p;
-    expect(performance.now() - t0).toBeLessThan(100);
+    expect(await settled(p)).toBe(true);
   });
 
   it('end after their time, or at once when the log closes', async () => {
     const log = new RequestLog();
-    const t0 = performance.now();
-    await log.waitFor({ after: 0 }, 150);
-    const waited = performance.now() - t0;
-    expect(waited).toBeGreaterThanOrEqual(140);
-    expect(waited).toBeLessThan(1_000);
+    const timed = log.waitFor({ after: 0 }, 150);
+    await vi.advanceTimersByTimeAsync(149);
+    expect(await settled(timed)).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await settled(timed)).toBe(true);
     const pending = log.waitFor({ after: 0 }, 10_000);
-    const t1 = performance.now();
+    expect(await settled(pending)).toBe(false);
     log.close();
-    await pending;
-    expect(performance.now() - t1).toBeLessThan(100);
+    expect(await settled(pending)).toBe(true);
     // Closed: a new wait answers at once.
-    const t2 = performance.now();
-    await log.waitFor({ after: 0 }, 10_000);
-    expect(performance.now() - t2).toBeLessThan(100);
+    expect(await settled(log.waitFor({ after: 0 }, 10_000))).toBe(true);
   });
 
   it('beyond maxWaiters, a wait answers at once', async () => {
     const log = new RequestLog({ maxWaiters: 2 });
     const held = [log.waitFor({ after: 0 }, 10_000), log.waitFor({ after: 0 }, 10_000)];
-    const t0 = performance.now();
-    await log.waitFor({ after: 0 }, 10_000);
-    expect(performance.now() - t0).toBeLessThan(100);
+    expect(await settled(log.waitFor({ after: 0 }, 10_000))).toBe(true);
+    expect(await settled(held[0]!)).toBe(false);
     log.record(rec());
     await Promise.all(held);
   });
