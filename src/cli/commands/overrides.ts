@@ -1,5 +1,7 @@
+import { resolveRange, toStatusCode } from '../../contract/order-rules.js';
+import { STATUS_CODES } from '../../contract/status-codes.js';
 import { UsageError } from '../errors.js';
-import { coerceArg, readStdin } from '../input.js';
+import { coerceArg, parseTimeFlag, readStdin } from '../input.js';
 import { canPrompt } from '../io.js';
 import type { FillInput, Override } from './derive.js';
 
@@ -31,6 +33,34 @@ export function partnerTarget(value: string | number, flag: string): string | nu
   const list = PARTNER_TARGETS.map((t) => `${t} (${PARTNER_TARGET_IDS[t]})`).join(', ');
   throw new UsageError(
     `${flag} must be a status a partner may set: ${PARTNER_TARGETS.join(', ')} (code, any case, or id: ${list}); got "${text}"`,
+  );
+}
+
+const STATUS_FORMS = `a status id (1–11) or code (${STATUS_CODES.join(', ')})`;
+
+/**
+ * The order list's `--status` (any status, by id or code) and its `--from`/`--to` window (at
+ * most 90 days, `from` not after `to`), judged by the contract's own rules before any request.
+ */
+function checkOrderQuery(input: FillInput, now: number): void {
+  const { status, from, to } = input.query;
+  // One flag or several, each a comma-separated list (`--status ACCEPTED,4`), as the API takes it.
+  const refs = (Array.isArray(status) ? status : status === undefined ? [] : [status]).flatMap((s) =>
+    String(s).split(','),
+  );
+  for (const s of refs) {
+    if (toStatusCode(s) === undefined)
+      throw new UsageError(`--status: "${String(s)}" is not ${STATUS_FORMS}`);
+  }
+  const ms = (v: unknown) => (typeof v === 'string' ? Date.parse(v) : undefined);
+  const range = resolveRange(ms(from), ms(to), now);
+  if (range.ok) return;
+  const fromText = from === undefined ? 'the default start (24 h before --to)' : `--from ${String(from)}`;
+  const toText = to === undefined ? 'now' : `--to ${String(to)}`;
+  throw new UsageError(
+    range.code === 'request_invalid'
+      ? `${fromText} is after ${toText}`
+      : `${fromText} to ${toText} spans more than 90 days, the longest window the API serves: narrow it (or page through shorter windows)`,
   );
 }
 
@@ -68,6 +98,13 @@ export function parseStockPair(pair: string): { partner_item_id: string; stock: 
 }
 
 export const OVERRIDES: Readonly<Record<string, Override>> = {
+  // `orders list`: the status filter and the window are checked here, not by a 400.
+  listOrders: {
+    fill({ ctx, input }) {
+      checkOrderQuery(input, ctx.io.clock.now());
+    },
+  },
+
   // `orders patch ID --status S [--reason TEXT]`
   patchOrderStatus: {
     args: [{ name: 'id', description: 'order id' }],
@@ -145,7 +182,11 @@ export const OVERRIDES: Readonly<Record<string, Override>> = {
     fill({ input, args }) {
       const body = bodyOf(input);
       const status = args[0];
-      if (status !== undefined) body.status = /^\d+$/.test(status) ? Number(status) : status;
+      if (status !== undefined) {
+        if (toStatusCode(status) === undefined)
+          throw new UsageError(`STATUS must be ${STATUS_FORMS}; got "${status}"`);
+        body.status = /^\d+$/.test(status) ? Number(status) : status;
+      }
       if (body.status === undefined) throw new UsageError('missing STATUS');
     },
   },
@@ -184,9 +225,14 @@ export const OVERRIDES: Readonly<Record<string, Override>> = {
           throw new UsageError(`--for expects a duration such as 30m, 2h or 1h30m, got "${opts.for}"`);
         body.until = new Date(ctx.io.clock.now() + ms).toISOString();
       } else if (typeof opts.until === 'string') {
-        if (Number.isNaN(Date.parse(opts.until)))
-          throw new UsageError(`--until expects an ISO 8601 time, got "${opts.until}"`);
-        body.until = opts.until;
+        const now = ctx.io.clock.now();
+        const until = parseTimeFlag(opts.until, '--until', now, false);
+        // A snooze that has already ended would only mark the item available again.
+        if (Date.parse(until) <= now)
+          throw new UsageError(
+            `--until ${opts.until} is in the past: give a time ahead of now, or a length with --for (e.g. 30m)`,
+          );
+        body.until = until;
       }
       if (body.until === undefined)
         throw new UsageError('missing flag: pass --until ISO or --for DURATION (e.g. 30m)');
