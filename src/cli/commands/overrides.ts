@@ -1,6 +1,14 @@
-import { resolveRange, toStatusCode } from '../../contract/order-rules.js';
+import {
+  allowedFrom,
+  PARTNER_TARGETS,
+  type PartnerTarget,
+  resolveRange,
+  TERMINAL_STATUSES,
+  toStatusCode,
+} from '../../contract/order-rules.js';
 import { STATUS_CODES } from '../../contract/status-codes.js';
-import { UsageError } from '../errors.js';
+import type { Ctx } from '../context.js';
+import { EXIT, Exit, UsageError } from '../errors.js';
 import { coerceArg, parseTimeFlag, readStdin } from '../input.js';
 import { canPrompt } from '../io.js';
 import type { FillInput, Override } from './derive.js';
@@ -9,9 +17,8 @@ import type { FillInput, Override } from './derive.js';
 // operation id: each adjusts the derived command rather than re-implementing it, so --data,
 // --json, --idempotency-key, output and errors stay uniform.
 
-const PARTNER_TARGETS = ['ACCEPTED', 'READY', 'DELIVERED', 'CANCELLED'] as const;
 /** Their ids in the status dictionary (stable by spec; overrides.test.ts checks them against it). */
-export const PARTNER_TARGET_IDS: Readonly<Record<(typeof PARTNER_TARGETS)[number], number>> = {
+export const PARTNER_TARGET_IDS: Readonly<Record<PartnerTarget, number>> = {
   ACCEPTED: 2,
   READY: 4,
   DELIVERED: 5,
@@ -62,6 +69,30 @@ function checkOrderQuery(input: FillInput, now: number): void {
       ? `${fromText} is after ${toText}`
       : `${fromText} to ${toText} spans more than 90 days, the longest window the API serves: narrow it (or page through shorter windows)`,
   );
+}
+
+/**
+ * `orders patch ID` on a terminal: the order's status now, and only the moves the contract's
+ * transition table allows from it (as `orders watch` offers). A final status has none: said,
+ * and exit 5, the code of the 409 the server would answer to any move.
+ */
+async function pickMove(ctx: Ctx, id: number): Promise<string> {
+  const { client } = await ctx.partner();
+  const order = (await ctx.spin(`Reading order ${id}…`, () =>
+    client.call('getOrder', { params: { id } }),
+  )) as { status?: unknown };
+  const current = toStatusCode(order.status);
+  const moves = current ? allowedFrom(current) : [...PARTNER_TARGETS];
+  if (current && moves.length === 0) {
+    ctx.io.stderr.write(
+      `error: order ${id} is ${current}, a final status: it cannot be moved any more (${TERMINAL_STATUSES.join(', ')} are final)\n`,
+    );
+    throw new Exit(EXIT.conflict);
+  }
+  return ctx.io.prompter.select({
+    message: `Order ${id} is ${current ?? `in status ${String(order.status)}`}. New status:`,
+    choices: moves.map((s) => ({ name: s, value: s })),
+  });
 }
 
 function bodyOf(input: FillInput): Record<string, unknown> {
@@ -121,10 +152,7 @@ export const OVERRIDES: Readonly<Record<string, Override>> = {
       let status = (opts.status as string | undefined) ?? (body.status as string | number | undefined);
       if (status === undefined) {
         if (!canPrompt(ctx.io)) throw new UsageError('missing required flag --status');
-        status = await ctx.io.prompter.select({
-          message: `New status of order ${body.id}:`,
-          choices: PARTNER_TARGETS.map((s) => ({ name: s, value: s })),
-        });
+        status = await pickMove(ctx, Number(body.id));
       }
       body.status = partnerTarget(status, opts.status !== undefined ? '--status' : '"status" in --data');
       body.platform = 'enterprise';
