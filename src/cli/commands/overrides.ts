@@ -9,6 +9,7 @@ import {
 import { STATUS_CODES } from '../../contract/status-codes.js';
 import type { Ctx } from '../context.js';
 import { EXIT, Exit, UsageError } from '../errors.js';
+import { parseDurationMs } from '../flows/orders-watch-time.js';
 import { coerceArg, parseTimeFlag, readStdin } from '../input.js';
 import { canPrompt } from '../io.js';
 import type { FillInput, Override } from './derive.js';
@@ -158,6 +159,12 @@ export const OVERRIDES: Readonly<Record<string, Override>> = {
       body.platform = 'enterprise';
       const reason = (opts.reason as string | undefined) ?? (body.cancellation_reason as string | undefined);
       const cancelling = body.status === PARTNER_TARGET_IDS.CANCELLED || body.status === 'CANCELLED';
+      // The API keeps a reason only for a cancellation: one given with another status would be
+      // dropped without a word, so it is refused.
+      if (opts.reason !== undefined && !cancelling)
+        throw new UsageError(
+          `--reason goes only with --status CANCELLED (it is the cancellation reason); drop it for ${String(body.status)}`,
+        );
       if (reason !== undefined) body.cancellation_reason = reason;
       else if (cancelling) {
         if (!canPrompt(ctx.io)) throw new UsageError('--reason is required with --status CANCELLED');
@@ -201,6 +208,29 @@ export const OVERRIDES: Readonly<Record<string, Override>> = {
   operatorRevokeCredential: {
     confirm: (input) =>
       `Revoke credential ${String(input.params.key)} (it stops working on its next request, for good)?`,
+  },
+
+  // `operator credentials rotate KEY --grace 15m`: a duration as every other duration flag takes
+  // (bare seconds too), sent as grace_seconds.
+  operatorRotateCredential: {
+    options: [
+      {
+        flags: '--grace <duration>',
+        description:
+          'how long the old secret keeps working: seconds (900) or a duration (30s, 15m, 1h, up to 24h; 0 ends it now) (default 15m)',
+      },
+    ],
+    omit: ['grace_seconds'],
+    fill({ input, opts }) {
+      if (opts.grace === undefined) return;
+      const text = String(opts.grace);
+      const ms = parseDurationMs(text);
+      if (ms === undefined || ms % 1000 !== 0 || ms > 86_400_000)
+        throw new UsageError(
+          `--grace expects whole seconds or a duration up to 24h (900, 30s, 15m, 1h, 0), got "${text}"`,
+        );
+      bodyOf(input).grace_seconds = ms / 1000;
+    },
   },
 
   // `operator orders status ORDER_ID STATUS` (the status is positional)
