@@ -123,3 +123,23 @@ describe('menu diff: an unlinked item is named by its key, not #id', () => {
     expect(d.stdout).not.toMatch(/#\d/);
   });
 });
+
+describe('errors and their hints', () => {
+  it('trigger on an order the profile cannot see: error first, then the hint', async () => {
+    const r = await partner(['trigger', 'order.status', '--order', '999999'], {
+      env: { PARTNER_DATA_DIR: s.dataDir },
+    });
+    expect(r.code).toBe(4);
+    const error = r.stderr.indexOf('error:');
+    const hint = r.stderr.indexOf('hint:');
+    expect(error, r.stderr).toBeGreaterThanOrEqual(0);
+    expect(hint, r.stderr).toBeGreaterThan(error);
+  });
+
+  it('a wrong operator token gets the operator-token hint, not the partner-key one', async () => {
+    const r = await partner(['operator', 'businesses', 'list', '--server', s.baseUrl, '--token', 'wrong']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/hint: the operator token is wrong/);
+    expect(r.stderr).not.toMatch(/key or secret/);
+  });
+});
