@@ -129,7 +129,7 @@ describe('partner trigger', () => {
     expect(tty.code, tty.stderr).toBe(0);
     const lines = tty.stdout.replace(/\u001b\[[0-9;]*m/g, '').split('\n');
     expect(lines[0]).toMatch(
-      /^✓ service\.order\.created\.v2 {2}order \d+ {2}brand 1 \/ branch 1 {2}\d+ lines?, [\d.]+ \w+$/,
+      /^[✓…] service\.order\.created\.v2 {2}order \d+ {2}brand 1 \/ branch 1 {2}\d+ lines?, [\d.]+ \w+$/,
     );
     expect(lines[1]).toMatch(new RegExp(`^ {4}evt_\\S+ → ${recorder.url} {2}delivered \\(200, \\d+ ms\\)$`));
     expect(lines[2]).toMatch(
