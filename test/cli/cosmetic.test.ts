@@ -143,3 +143,22 @@ describe('errors and their hints', () => {
     expect(r.stderr).not.toMatch(/key or secret/);
   });
 });
+
+describe('local start --data NEWDIR on a port in use', () => {
+  it('exits 2 and leaves no NEWDIR behind', async () => {
+    const { createServer } = await import('node:net');
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      const newDir = join(tempDir('partner-local-'), 'fresh', 'data');
+      const r = await partner(['local', 'start', '--data', newDir, '--port', String(port)]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`port ${port} .*in use`));
+      expect(existsSync(newDir)).toBe(false);
+      expect(existsSync(join(newDir, '..'))).toBe(false);
+    } finally {
+      await new Promise<void>((r) => busy.close(() => r()));
+    }
+  });
+});
