@@ -51,6 +51,21 @@ const STRICT_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d
 const AGO = /^(\d+)(s|m|h|d|w)$/;
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
+const DATE_PARTS = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?)?/;
+
+/** What is wrong with a date/time the calendar or clock does not have (`2024-02-30`, `25:00`). */
+function impossibleDate(s: string): string | undefined {
+  const m = DATE_PARTS.exec(s);
+  if (!m) return undefined;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (mo < 1 || mo > 12) return 'date (months are 01 to 12)';
+  const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  if (d < 1 || d > days) return `date (${m[1]}-${m[2]} has ${days} days)`;
+  if (m[4] !== undefined && (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6] ?? 0) > 59))
+    return 'time of day';
+  return undefined;
+}
+
 /**
  * A time flag (`--from`, `--to`, `--until`…): ISO 8601 with an offset (`2024-05-01T10:00:00Z`,
  * `…+07:00`, seconds optional), a bare date where the API takes one, `now`, or a time ago (`30m`,
@@ -58,6 +73,9 @@ const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 8
  */
 export function parseTimeFlag(raw: string, flag: string, now: number, dateOk: boolean): string {
   const s = raw.trim();
+  // Date.parse rolls 2024-02-30 over to 1 March: a day the calendar does not have is refused.
+  const impossible = impossibleDate(s);
+  if (impossible) throw new UsageError(`${flag}: "${raw}" is not a real ${impossible}`);
   if (STRICT_TIME.test(s) && !Number.isNaN(Date.parse(s))) return s;
   if (
     /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s) &&

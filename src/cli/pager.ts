@@ -9,8 +9,11 @@ import type { Io, OutStream } from './io.js';
 // installed) is skipped without a word; a pager quit before the end (q) is not an error.
 
 export interface Pager {
-  /** Where the command writes; the pager's stdin once it runs. `closed` once the pager is gone. */
-  out: OutStream & { readonly closed: boolean };
+  /**
+   * Where the command writes; the pager's stdin once it runs. `closed` once the pager is gone.
+   * `columns` is the terminal's width (the pager draws there), so tables fit it when paged.
+   */
+  out: OutStream & { readonly closed: boolean; readonly columns: number | undefined };
   /** Ends the pager's input and waits for the person to leave it. */
   close(): Promise<void>;
 }
@@ -105,6 +108,9 @@ export function openPager(io: Io, spawnFn: SpawnFn = defaultSpawn): Pager | unde
     out: {
       get closed() {
         return state === 'gone';
+      },
+      get columns() {
+        return (io.stdout as { columns?: number }).columns;
       },
       write(chunk: string) {
         if (state === 'idle') start();

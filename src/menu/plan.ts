@@ -188,8 +188,8 @@ export function reconcileOrder(current: readonly Ref[], wanted: readonly string[
 
 const refText = (r: Ref) => (typeof r === 'number' ? `#${r}` : r);
 /** Names for people, as many as fit in about 60 characters, then "and N more" (big menus stay readable). */
-export function refsText(rs: readonly Ref[], width = 60): string {
-  const all = rs.map(refText);
+export function refsText(rs: readonly Ref[], width = 60, name: (r: Ref) => string = refText): string {
+  const all = rs.map(name);
   if (all.join(', ').length <= width) return all.join(', ');
   let shown = 1;
   while (shown < all.length - 1 && all.slice(0, shown + 1).join(', ').length <= width - 12) shown++;
@@ -211,6 +211,31 @@ export function plan(input: PlanInput): Plan {
   let unlinks = 0;
   const tokens = (kind: EntityKind, list: readonly number[]): Ref[] =>
     list.map((id) => matching.keyOf[kind].get(id) ?? id);
+  // What people read for an entity the file no longer names (an unlink): the key an earlier push
+  // gave it (the state file), else its SKU or title, and `#id` only when nothing else is known.
+  const stateKeys = Object.fromEntries(
+    (Object.keys(state.ids) as EntityKind[]).map((k) => [
+      k,
+      new Map(Object.entries(state.ids[k]).map(([key, id]) => [id, key])),
+    ]),
+  ) as Record<EntityKind, Map<number, string>>;
+  const nameIn =
+    (kind: EntityKind) =>
+    (r: Ref): string => {
+      if (typeof r === 'string') return r;
+      const key = stateKeys[kind]?.get(r);
+      if (key) return key;
+      const named =
+        kind === 'items'
+          ? cur.items.get(r)?.fields.partner_item_id
+          : kind === 'sections'
+            ? cur.sections.get(r)?.title
+            : kind === 'categories'
+              ? cur.categories.get(r)?.title
+              : cur.groups.get(r)?.detail?.title;
+      return named ? (kind === 'items' ? named : `"${named}"`) : `#${r}`;
+    };
+  const names = (kind: EntityKind, rs: readonly Ref[]) => refsText(rs, 60, nameIn(kind));
   const add = (s: Step) => {
     steps.push(s);
     if (s.action === 'link') links++;
@@ -304,7 +329,7 @@ export function plan(input: PlanInput): Plan {
         entity: 'section',
         key: s.key,
         op: 'unlinkCategoryFromSection',
-        text: `unlink categories ${refsText(part)} from section ${s.key}${partText(i, unlinkParts.length)}`,
+        text: `unlink categories ${names('categories', part)} from section ${s.key}${partText(i, unlinkParts.length)}`,
         before: current,
         build: (r) => ({
           body: { section_id: r('sections', s.key), category_ids: part.map((x) => r('categories', x)) },
@@ -321,7 +346,7 @@ export function plan(input: PlanInput): Plan {
         entity: 'section',
         key: s.key,
         op: 'linkCategoryToSection',
-        text: `link categories ${refsText(part)} → section ${s.key}${partText(i, linkParts.length)}`,
+        text: `link categories ${names('categories', part)} → section ${s.key}${partText(i, linkParts.length)}`,
         before: current,
         build: (r) => ({
           body: { section_id: r('sections', s.key), category_ids: part.map((x) => r('categories', x)) },
@@ -388,7 +413,7 @@ export function plan(input: PlanInput): Plan {
         entity: 'item',
         key: typeof it === 'string' ? it : undefined,
         op: 'unlinkCategoriesFromItem',
-        text: `unlink item ${refText(it)} from category ${c.key}`,
+        text: `unlink item ${nameIn('items')(it)} from category ${c.key}`,
         before: current,
         build: (r) => ({ body: { item_id: r('items', it), category_ids: [r('categories', c.key)] } }),
       });
@@ -462,7 +487,7 @@ export function plan(input: PlanInput): Plan {
         entity: 'modifier_group',
         key: g.key,
         op: 'unlinkModifiersFromGroup',
-        text: `remove modifiers ${refsText(part)} from modifier group ${g.key}${partText(i, unlinkParts.length)}`,
+        text: `remove modifiers ${names('items', part)} from modifier group ${g.key}${partText(i, unlinkParts.length)}`,
         before: current,
         build: (r) => ({
           body: { group_id: r('modifier_groups', g.key), modifier_ids: part.map((x) => r('items', x)) },
@@ -479,7 +504,7 @@ export function plan(input: PlanInput): Plan {
         entity: 'modifier_group',
         key: g.key,
         op: 'linkModifiersToGroup',
-        text: `add modifiers ${refsText(part)} → modifier group ${g.key}${partText(i, linkParts.length)}`,
+        text: `add modifiers ${names('items', part)} → modifier group ${g.key}${partText(i, linkParts.length)}`,
         before: current,
         build: (r) => ({
           body: { group_id: r('modifier_groups', g.key), modifier_ids: part.map((x) => r('items', x)) },
@@ -515,7 +540,7 @@ export function plan(input: PlanInput): Plan {
         entity: 'modifier_group',
         ...(typeof g === 'string' ? { key: g } : {}),
         op: 'unlinkModifierGroupFromItems',
-        text: `stop offering modifier group ${refText(g)} on items ${refsText(items)}${partText(i, parts.length)}`,
+        text: `stop offering modifier group ${nameIn('modifier_groups')(g)} on items ${names('items', items)}${partText(i, parts.length)}`,
         build: (r) => ({
           body: { group_id: r('modifier_groups', g), item_ids: items.map((x) => r('items', x)) },
         }),
@@ -535,7 +560,7 @@ export function plan(input: PlanInput): Plan {
           entity: 'modifier_group',
           key: g,
           op: 'linkModifierGroupToItem',
-          text: `offer modifier group ${g} on items ${refsText(items)}${partText(i, parts.length)}`,
+          text: `offer modifier group ${g} on items ${names('items', items)}${partText(i, parts.length)}`,
           build: (r) => ({
             body: {
               group_id: r('modifier_groups', g),

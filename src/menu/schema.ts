@@ -142,7 +142,10 @@ function crossCheck(f: unknown, ctx: z.RefinementCtx): void {
     if (typeof g.min === 'number' && typeof g.max === 'number' && g.min > g.max)
       issue([...gp, 'min'], `min (${g.min}) must not exceed max (${g.max})`);
     if (typeof g.min === 'number' && mods.length > 0 && g.min > mods.length)
-      issue([...gp, 'min'], `min (${g.min}) is more than the ${mods.length} modifiers of the group`);
+      issue(
+        [...gp, 'min'],
+        `min (${g.min}) is more than ${mods.length === 1 ? 'the only modifier' : `the ${mods.length} modifiers`} of the group`,
+      );
     mods.forEach((m, mi) => {
       const mp: Path = [...gp, 'modifiers', mi];
       unique('item', m.key, [...mp, 'key'], 'item/modifier key');

@@ -112,12 +112,15 @@ describe('partner logs tail', () => {
     expect(l2).toContain('\u001b[33m404'); // yellow
     expect(stripAnsi(l1!)).toMatch(
       new RegExp(
-        `^\\d\\d:\\d\\d:\\d\\d\\.\\d{3}  200  GET     /v1/partner/brands  \\d+(\\.\\d)? ms  ${ok.body.request_id}  ${s.credential.key}$`,
+        `^\\d\\d:\\d\\d:\\d\\d\\.\\d{3}  200  GET     /v1/partner/brands +\\d+(\\.\\d)? ms  ${ok.body.request_id}  ${s.credential.key}$`,
       ),
     );
     expect(stripAnsi(l2!)).toMatch(
       new RegExp(`  404  GET .* ${bad.body.request_id}  ${s.credential.key}  resource_not_found$`),
     );
+    // The columns line up: the request ids start at the same place on both lines.
+    const at = (l: string, id: string) => stripAnsi(l).indexOf(id);
+    expect(at(l1!, ok.body.request_id)).toBe(at(l2!, bad.body.request_id));
     const piped = await runCli(['logs', 'tail', '--limit', '2', '--no-follow'], { env });
     const cols = piped.stdout.trimEnd().split('\n')[1]!.split('\t');
     expect(cols[0]).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);

@@ -76,7 +76,7 @@ describe('menu file validation', () => {
     ].join('\n');
     expect(problems(text)).toEqual([
       'menu.yaml:4: modifierGroups[0].min: min (3) must not exceed max (2)',
-      'menu.yaml:4: modifierGroups[0].min: min (3) is more than the 1 modifiers of the group',
+      'menu.yaml:4: modifierGroups[0].min: min (3) is more than the only modifier of the group',
       'menu.yaml:9: sections[0].title: is required',
       'menu.yaml:10: sections[0]: unknown field "titel"',
       'menu.yaml:17: sections[0].categories[0].items[0].partner_item_id: partner_item_id "SKU-B" is already used at modifierGroups[0].modifiers[0].partner_item_id',

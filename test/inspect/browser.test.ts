@@ -510,4 +510,41 @@ describe.skipIf(!support.ok && !browserRequired)('partner inspect in a browser',
       expect(await listen.stop()).toBe(0);
     }
   }, 120_000);
+
+  it('at 1280 px a whole event id shows in the list (issue 21: it was cut to evt_…)', async () => {
+    const secret = 'whsec_inspect_width';
+    const listen = await startInProcess(
+      ['listen', '--secret', secret, '--port', '0', '--inspect', '--json'],
+      {
+        configDir,
+      },
+    );
+    try {
+      const url = (await listen.waitFor(/Listening on (\S+?);/))[1]!;
+      const body = JSON.stringify({ brand_id: 1, branch_id: 1, orders: [{ id: 7, status: 1, cart: [] }] });
+      // An id as the server mints them.
+      const id = 'evt_12_oJyI1DVlTyCcOtQA';
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-partner-signature': sign(secret, body),
+          'x-partner-event-id': id,
+          'x-partner-event-type': 'service.order.created.v2',
+        },
+        body,
+      });
+      expect(r.status).toBe(200);
+      const { page, errors } = await open(listen);
+      await page.setViewportSize({ width: 1280, height: 800 });
+      const cell = page.locator('.vrow .c-id', { hasText: id });
+      await cell.waitFor();
+      const fits = await cell.evaluate((el) => el.scrollWidth <= el.clientWidth);
+      expect(fits, 'the event id cell cuts its text').toBe(true);
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      expect(await listen.stop()).toBe(0);
+    }
+  }, 60_000);
 });

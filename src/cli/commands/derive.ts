@@ -148,12 +148,62 @@ function valueNameOf(field: ManifestField, name: string): string {
   return name.replace(/-/g, '_').slice(0, 20);
 }
 
+/** `brand_ids` → `brand ids`, `availableTimes` → `available times`. */
+function words(name: string): string {
+  return kebab(name).replace(/-/g, ' ');
+}
+
+/** `≥ 1`, `0 to 2359`, `≤ 100`, or nothing. */
+function boundsText(field: ManifestField): string {
+  const { minimum: lo, maximum: hi } = field;
+  if (lo !== undefined && hi !== undefined) return ` ${lo} to ${hi}`;
+  if (lo !== undefined) return ` ≥ ${lo}`;
+  if (hi !== undefined) return ` ≤ ${hi}`;
+  return '';
+}
+
+/**
+ * What a flag takes, from its schema: the accepted forms of a time (those of the CLI's own time
+ * parser, input.ts), the enum values, the type and bounds of a number, JSON for objects.
+ */
+function acceptsText(field: ManifestField, kind: FlagKind): string {
+  if (field.format)
+    return `ISO 8601 time with offset (2024-05-01T10:00:00Z)${field.format === 'date-or-time' ? ', a date (2024-05-01)' : ''}, now, or a time ago (30m, 24h, 7d, 2w)`;
+  if (field.enum?.length) return `one of ${field.enum.join(', ')}`;
+  if (kind === 'boolean')
+    return `boolean: --${kebab(field.name)} for true, --no-${kebab(field.name)} for false`;
+  const many = field.type === 'array';
+  const t = many ? field.items : field.type;
+  const idLike = /(^|_)ids?$/.test(field.name) && field.minimum === 1;
+  // [one, several] of each kind of value, then its bounds.
+  const [one, several] =
+    t === 'integer'
+      ? idLike
+        ? ['positive integer', 'positive integers']
+        : ['integer', 'integers']
+      : t === 'number'
+        ? ['number', 'numbers']
+        : t === 'string'
+          ? ['text', 'text values']
+          : t === 'boolean'
+            ? ['true or false', 'true/false values']
+            : t === 'object'
+              ? ['a JSON object', 'objects']
+              : ['JSON (or text)', 'values'];
+  const bounds = idLike ? '' : boundsText(field);
+  if (!many) return `${one}${bounds}`;
+  return kind === 'list'
+    ? `${several}${bounds}, comma-separated or repeated`
+    : `a JSON array of ${several}${bounds}`;
+}
+
 function describeField(field: ManifestField, kind: FlagKind, aliases: string[]): string {
-  const parts: string[] = [];
-  parts.push(field.description ?? field.name);
-  if (field.enum?.length) parts.push(`one of ${field.enum.join(', ')}`);
-  if (kind === 'list') parts.push('comma-separated or repeated');
-  if (kind === 'value' && (field.type === 'object' || field.type === 'array')) parts.push('JSON');
+  // The schema's own description when it has one; otherwise the field's name in words, followed
+  // in both cases by what the flag accepts, so no help line is only the flag's name again.
+  const parts: string[] = [field.description?.replace(/\.$/, '') ?? words(field.name)];
+  const accepts = acceptsText(field, kind);
+  // A described field of plain text: its description already says what to give.
+  if (!(field.description && accepts === 'text')) parts.push(accepts);
   if (field.nullable) parts.push('"null" clears');
   if (aliases.length) parts.push(`also --${aliases.join(', --')}`);
   let text = parts.join('; ');

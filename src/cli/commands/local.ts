@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import type { RunningServer } from '../../server/index.js';
 import { UsageError } from '../errors.js';
@@ -132,7 +132,9 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
   const dataDir = opts.data ?? defaultDataDir(io.env);
   // Before anything is opened or written: a second server on these files would rewrite
   // local.json and the `local` profile under the first one's feet.
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // The first directory this start created (undefined when it was there): a start that fails
+  // removes it again, so a failed `--data NEWDIR` leaves nothing behind.
+  const created = mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const locked = await lockDataDir(dataDir);
   if (!locked.ok) {
     const { pid, url } = locked.heldBy;
@@ -166,6 +168,7 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
   } catch (err) {
     unstarted.abort();
     lock.release();
+    if (created !== undefined) rmSync(created, { recursive: true, force: true });
     // By name: the bundle may hold the server's copy of the class apart from this one.
     if ((err as Error).name === 'ConfigError') throw new UsageError((err as Error).message);
     const e = err as NodeJS.ErrnoException;

@@ -1,5 +1,16 @@
-import { UsageError } from '../errors.js';
-import { coerceArg, readStdin } from '../input.js';
+import {
+  allowedFrom,
+  PARTNER_TARGETS,
+  type PartnerTarget,
+  resolveRange,
+  TERMINAL_STATUSES,
+  toStatusCode,
+} from '../../contract/order-rules.js';
+import { STATUS_CODES } from '../../contract/status-codes.js';
+import type { Ctx } from '../context.js';
+import { EXIT, Exit, UsageError } from '../errors.js';
+import { parseDurationMs } from '../flows/orders-watch-time.js';
+import { coerceArg, parseTimeFlag, readStdin } from '../input.js';
 import { canPrompt } from '../io.js';
 import type { FillInput, Override } from './derive.js';
 
@@ -7,9 +18,8 @@ import type { FillInput, Override } from './derive.js';
 // operation id: each adjusts the derived command rather than re-implementing it, so --data,
 // --json, --idempotency-key, output and errors stay uniform.
 
-const PARTNER_TARGETS = ['ACCEPTED', 'READY', 'DELIVERED', 'CANCELLED'] as const;
 /** Their ids in the status dictionary (stable by spec; overrides.test.ts checks them against it). */
-export const PARTNER_TARGET_IDS: Readonly<Record<(typeof PARTNER_TARGETS)[number], number>> = {
+export const PARTNER_TARGET_IDS: Readonly<Record<PartnerTarget, number>> = {
   ACCEPTED: 2,
   READY: 4,
   DELIVERED: 5,
@@ -32,6 +42,58 @@ export function partnerTarget(value: string | number, flag: string): string | nu
   throw new UsageError(
     `${flag} must be a status a partner may set: ${PARTNER_TARGETS.join(', ')} (code, any case, or id: ${list}); got "${text}"`,
   );
+}
+
+const STATUS_FORMS = `a status id (1–11) or code (${STATUS_CODES.join(', ')})`;
+
+/**
+ * The order list's `--status` (any status, by id or code) and its `--from`/`--to` window (at
+ * most 90 days, `from` not after `to`), judged by the contract's own rules before any request.
+ */
+function checkOrderQuery(input: FillInput, now: number): void {
+  const { status, from, to } = input.query;
+  // One flag or several, each a comma-separated list (`--status ACCEPTED,4`), as the API takes it.
+  const refs = (Array.isArray(status) ? status : status === undefined ? [] : [status]).flatMap((s) =>
+    String(s).split(','),
+  );
+  for (const s of refs) {
+    if (toStatusCode(s) === undefined)
+      throw new UsageError(`--status: "${String(s)}" is not ${STATUS_FORMS}`);
+  }
+  const ms = (v: unknown) => (typeof v === 'string' ? Date.parse(v) : undefined);
+  const range = resolveRange(ms(from), ms(to), now);
+  if (range.ok) return;
+  const fromText = from === undefined ? 'the default start (24 h before --to)' : `--from ${String(from)}`;
+  const toText = to === undefined ? 'now' : `--to ${String(to)}`;
+  throw new UsageError(
+    range.code === 'request_invalid'
+      ? `${fromText} is after ${toText}`
+      : `${fromText} to ${toText} spans more than 90 days, the longest window the API serves: narrow it (or page through shorter windows)`,
+  );
+}
+
+/**
+ * `orders patch ID` on a terminal: the order's status now, and only the moves the contract's
+ * transition table allows from it (as `orders watch` offers). A final status has none: said,
+ * and exit 5, the code of the 409 the server would answer to any move.
+ */
+async function pickMove(ctx: Ctx, id: number): Promise<string> {
+  const { client } = await ctx.partner();
+  const order = (await ctx.spin(`Reading order ${id}…`, () =>
+    client.call('getOrder', { params: { id } }),
+  )) as { status?: unknown };
+  const current = toStatusCode(order.status);
+  const moves = current ? allowedFrom(current) : [...PARTNER_TARGETS];
+  if (current && moves.length === 0) {
+    ctx.io.stderr.write(
+      `error: order ${id} is ${current}, a final status: it cannot be moved any more (${TERMINAL_STATUSES.join(', ')} are final)\n`,
+    );
+    throw new Exit(EXIT.conflict);
+  }
+  return ctx.io.prompter.select({
+    message: `Order ${id} is ${current ?? `in status ${String(order.status)}`}. New status:`,
+    choices: moves.map((s) => ({ name: s, value: s })),
+  });
 }
 
 function bodyOf(input: FillInput): Record<string, unknown> {
@@ -68,6 +130,13 @@ export function parseStockPair(pair: string): { partner_item_id: string; stock: 
 }
 
 export const OVERRIDES: Readonly<Record<string, Override>> = {
+  // `orders list`: the status filter and the window are checked here, not by a 400.
+  listOrders: {
+    fill({ ctx, input }) {
+      checkOrderQuery(input, ctx.io.clock.now());
+    },
+  },
+
   // `orders patch ID --status S [--reason TEXT]`
   patchOrderStatus: {
     args: [{ name: 'id', description: 'order id' }],
@@ -84,15 +153,18 @@ export const OVERRIDES: Readonly<Record<string, Override>> = {
       let status = (opts.status as string | undefined) ?? (body.status as string | number | undefined);
       if (status === undefined) {
         if (!canPrompt(ctx.io)) throw new UsageError('missing required flag --status');
-        status = await ctx.io.prompter.select({
-          message: `New status of order ${body.id}:`,
-          choices: PARTNER_TARGETS.map((s) => ({ name: s, value: s })),
-        });
+        status = await pickMove(ctx, Number(body.id));
       }
       body.status = partnerTarget(status, opts.status !== undefined ? '--status' : '"status" in --data');
       body.platform = 'enterprise';
       const reason = (opts.reason as string | undefined) ?? (body.cancellation_reason as string | undefined);
       const cancelling = body.status === PARTNER_TARGET_IDS.CANCELLED || body.status === 'CANCELLED';
+      // The API keeps a reason only for a cancellation: one given with another status would be
+      // dropped without a word, so it is refused.
+      if (opts.reason !== undefined && !cancelling)
+        throw new UsageError(
+          `--reason goes only with --status CANCELLED (it is the cancellation reason); drop it for ${String(body.status)}`,
+        );
       if (reason !== undefined) body.cancellation_reason = reason;
       else if (cancelling) {
         if (!canPrompt(ctx.io)) throw new UsageError('--reason is required with --status CANCELLED');
@@ -138,6 +210,29 @@ export const OVERRIDES: Readonly<Record<string, Override>> = {
       `Revoke credential ${String(input.params.key)} (it stops working on its next request, for good)?`,
   },
 
+  // `operator credentials rotate KEY --grace 15m`: a duration as every other duration flag takes
+  // (bare seconds too), sent as grace_seconds.
+  operatorRotateCredential: {
+    options: [
+      {
+        flags: '--grace <duration>',
+        description:
+          'how long the old secret keeps working: seconds (900) or a duration (30s, 15m, 1h, up to 24h; 0 ends it now) (default 15m)',
+      },
+    ],
+    omit: ['grace_seconds'],
+    fill({ input, opts }) {
+      if (opts.grace === undefined) return;
+      const text = String(opts.grace);
+      const ms = parseDurationMs(text);
+      if (ms === undefined || ms % 1000 !== 0 || ms > 86_400_000)
+        throw new UsageError(
+          `--grace expects whole seconds or a duration up to 24h (900, 30s, 15m, 1h, 0), got "${text}"`,
+        );
+      bodyOf(input).grace_seconds = ms / 1000;
+    },
+  },
+
   // `operator orders status ORDER_ID STATUS` (the status is positional)
   operatorSetOrderStatus: {
     args: [{ name: 'status', description: 'any status, code or id (e.g. "DRIVER ASSIGNED" or 7)' }],
@@ -145,7 +240,11 @@ export const OVERRIDES: Readonly<Record<string, Override>> = {
     fill({ input, args }) {
       const body = bodyOf(input);
       const status = args[0];
-      if (status !== undefined) body.status = /^\d+$/.test(status) ? Number(status) : status;
+      if (status !== undefined) {
+        if (toStatusCode(status) === undefined)
+          throw new UsageError(`STATUS must be ${STATUS_FORMS}; got "${status}"`);
+        body.status = /^\d+$/.test(status) ? Number(status) : status;
+      }
       if (body.status === undefined) throw new UsageError('missing STATUS');
     },
   },
@@ -184,9 +283,14 @@ export const OVERRIDES: Readonly<Record<string, Override>> = {
           throw new UsageError(`--for expects a duration such as 30m, 2h or 1h30m, got "${opts.for}"`);
         body.until = new Date(ctx.io.clock.now() + ms).toISOString();
       } else if (typeof opts.until === 'string') {
-        if (Number.isNaN(Date.parse(opts.until)))
-          throw new UsageError(`--until expects an ISO 8601 time, got "${opts.until}"`);
-        body.until = opts.until;
+        const now = ctx.io.clock.now();
+        const until = parseTimeFlag(opts.until, '--until', now, false);
+        // A snooze that has already ended would only mark the item available again.
+        if (Date.parse(until) <= now)
+          throw new UsageError(
+            `--until ${opts.until} is in the past: give a time ahead of now, or a length with --for (e.g. 30m)`,
+          );
+        body.until = until;
       }
       if (body.until === undefined)
         throw new UsageError('missing flag: pass --until ISO or --for DURATION (e.g. 30m)');

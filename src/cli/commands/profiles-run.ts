@@ -43,6 +43,16 @@ export function profileView(
   };
 }
 
+/** A name that is not a profile: the error lists the ones there are. */
+function noSuchProfile(s: { list(): { name: string }[] }, name: string): UsageError {
+  const names = s.list().map((p) => p.name);
+  return new UsageError(
+    names.length === 0
+      ? `no profile named "${name}": there are no profiles yet (\`partner profiles add NAME …\`)`
+      : `no profile named "${name}"; the profiles are: ${names.join(', ')}`,
+  );
+}
+
 async function store(ctx: Ctx) {
   const { openProfiles } = await import('../profiles.js');
   return openProfiles({ configDir: ctx.io.configDir, env: ctx.io.env });
@@ -199,7 +209,7 @@ export async function show(ctx: Ctx, name: string | undefined): Promise<number> 
       'no profiles yet: add one with `partner profiles add NAME --key K --secret S --base-url URL`',
     );
   const p = s.get(wanted);
-  if (!p) throw new UsageError(`no profile named "${wanted}"`);
+  if (!p) throw noSuchProfile(s, wanted);
   // A keyring profile's entry is read to show it masked (and to show that it is there).
   let secrets: { secret?: string | undefined; webhook_secret?: string | undefined } = p;
   let unreadable: string | undefined;
@@ -244,7 +254,7 @@ export async function show(ctx: Ctx, name: string | undefined): Promise<number> 
 export async function move(ctx: Ctx, name: string, to: unknown): Promise<number> {
   if (to !== 'keyring' && to !== 'file') throw new UsageError('--to must be keyring or file');
   const s = await store(ctx);
-  if (!s.get(name)) throw new UsageError(`no profile named "${name}"`);
+  if (!s.get(name)) throw noSuchProfile(s, name);
   const moved = s.move(name, to);
   const { io } = ctx;
   if (ctx.json) {
@@ -264,7 +274,7 @@ export async function move(ctx: Ctx, name: string, to: unknown): Promise<number>
 
 export async function use(ctx: Ctx, name: string): Promise<number> {
   const s = await store(ctx);
-  if (!s.get(name)) throw new UsageError(`no profile named "${name}"`);
+  if (!s.get(name)) throw noSuchProfile(s, name);
   s.use(name);
   ctx.io.stderr.write(`Default profile is now ${name}\n`);
   return 0;
@@ -272,7 +282,7 @@ export async function use(ctx: Ctx, name: string): Promise<number> {
 
 export async function remove(ctx: Ctx, name: string, yes: boolean): Promise<number> {
   const s = await store(ctx);
-  if (!s.get(name)) throw new UsageError(`no profile named "${name}"`);
+  if (!s.get(name)) throw noSuchProfile(s, name);
   if (!yes) {
     if (!canPrompt(ctx.io))
       throw new UsageError(`remove profile ${name}: pass --yes to confirm (no terminal to ask on)`);

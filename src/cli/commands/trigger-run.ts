@@ -197,10 +197,10 @@ async function currentStatus(ctx: Ctx, orderId: number): Promise<StatusCode> {
     const o = (await client.call('getOrder', { params: { id: orderId } })) as OrderLike;
     return statusName(o.status) as StatusCode;
   } catch (err) {
+    // Carried on the error, so it prints after the error line (output/errors.ts).
     if ((err as { status?: number }).status === 404)
-      ctx.io.stderr.write(
-        `hint: the active profile cannot see order ${orderId} (it may not exist, or belong to another business); pass --status S to set one without reading it\n`,
-      );
+      (err as { hint?: string }).hint =
+        `the active profile cannot see order ${orderId} (it may not exist, or belong to another business); pass --status S to set one without reading it`;
     throw err;
   }
 }
@@ -473,8 +473,17 @@ function printReport(ctx: Ctx, report: Fired[], order: OrderLike, trigger: Trigg
         : f.event_type === EVENT_TYPES['order.cart'] || trigger !== 'order.cart'
           ? cart
           : '';
+    // ✓ only when every receiver took it; ✗ when one refused it (a 401 is no success), … while
+    // one has not answered yet.
+    const refused = (d: (typeof f.deliveries)[number]) =>
+      d.status === 'failed' || (d.status !== 'delivered' && (d.status_code !== null || d.error !== null));
+    const mark = f.deliveries.some(refused)
+      ? c.red('✗')
+      : f.deliveries.some((d) => d.status !== 'delivered')
+        ? c.dim('…')
+        : c.green('✓');
     io.stdout.write(
-      `${c.green('✓')} ${c.bold(f.event_type)}  order ${f.order_id}  brand ${f.brand_id} / branch ${f.branch_id}${what ? `  ${what}` : ''}\n`,
+      `${mark} ${c.bold(f.event_type)}  order ${f.order_id}  brand ${f.brand_id} / branch ${f.branch_id}${what ? `  ${what}` : ''}\n`,
     );
     for (const d of f.deliveries) {
       // Attempts whose outcome is recorded (the one in flight, if any, is not).

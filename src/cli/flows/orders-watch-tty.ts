@@ -1,5 +1,6 @@
 import { emitKeypressEvents } from 'node:readline';
 import { Chalk, type ChalkInstance } from 'chalk';
+import { allowedFrom, toStatusCode } from '../../contract/order-rules.js';
 import type { Io } from '../io.js';
 import { shortAge } from '../output/format.js';
 import { displayWidth, fitColumns, fitText, truncate } from '../output/text-width.js';
@@ -335,14 +336,10 @@ export function actionForKey(
   }
 }
 
-/** The partner moves that make sense from a status (docs/orders.md), for the action menu. */
+/** The partner moves that make sense from a status, for the action menu: the contract's table. */
 export function actionsFor(status: number): ('accept' | 'ready' | 'delivered' | 'cancel' | 'comment')[] {
-  const out: ('accept' | 'ready' | 'delivered' | 'cancel' | 'comment')[] = [];
-  // ACCEPTED ← PLACED, PENDING, SCHEDULED · READY ← ACCEPTED · DELIVERED ← READY, PICKED UP
-  if ([1, 10, 6].includes(status)) out.push('accept');
-  if (status === 2) out.push('ready');
-  if ([4, 9].includes(status)) out.push('delivered');
-  if (!TERMINAL_STATUSES.has(status)) out.push('cancel');
-  out.push('comment');
-  return out;
+  const code = toStatusCode(status);
+  const moves = code ? allowedFrom(code) : [];
+  const verb = { ACCEPTED: 'accept', READY: 'ready', DELIVERED: 'delivered', CANCELLED: 'cancel' } as const;
+  return [...moves.map((m) => verb[m as keyof typeof verb]), 'comment'];
 }

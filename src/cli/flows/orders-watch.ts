@@ -1,7 +1,7 @@
 import type { PartnerClient, RequestLog } from '../../client/client.js';
 import { ORDER_STATUSES, STATUS_CODES, STATUS_ID, statusName } from '../../contract/order-statuses.js';
 import { type Ctx, routesOf } from '../context.js';
-import { UsageError } from '../errors.js';
+import { EXIT, Exit, UsageError } from '../errors.js';
 import { canPrompt } from '../io.js';
 import { resolvePartnerTarget } from '../target.js';
 import {
@@ -216,6 +216,23 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
     },
     userAgent: `partner-cli/${__PARTNER_VERSION__} orders-watch`,
   });
+
+  // A branch the credential does not see would be polled forever with nothing to show (the list
+  // filters, it does not refuse): look it up once first. A credential without the branch scopes,
+  // or a server not answering yet, is left to the polls.
+  if (branch !== null) {
+    try {
+      await client.call('getBranch', { params: { id: branch } });
+    } catch (err) {
+      const e = err as { name?: string; status?: number; code?: unknown };
+      if (e.name === 'ApiError' && e.status === 404) {
+        io.stderr.write(
+          `error: --branch ${branch}: no such branch for this credential (resource_not_found); \`partner branches list\` shows its branches\n`,
+        );
+        throw new Exit(EXIT.notFound);
+      }
+    }
+  }
 
   // Status names: the dictionary is fetched once (spec §1 order operations); the built-in copy
   // of the same stable table answers if that fails.

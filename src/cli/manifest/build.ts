@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { OperationSpec } from '../../contract/operation.js';
+import { toJsonSchema } from '../../contract/json-schema.js';
 import { pathParamNames } from '../../contract/operation.js';
 import type { FieldType, Manifest, ManifestField, ManifestOp } from './types.js';
 
@@ -78,7 +79,41 @@ function describe(s: Json): Described {
   };
 }
 
-function fields(schema: Json | undefined, only?: readonly string[]): ManifestField[] {
+/**
+ * Defaults the JSON Schema loses (a `.default()` around a `z.preprocess`, as every query integer
+ * is): read from the zod object's shape itself.
+ */
+function zodDefaults(schema: z.ZodType | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const shape = (schema as { shape?: Record<string, z.ZodType> } | undefined)?.shape;
+  for (const [name, s] of Object.entries(shape ?? {})) {
+    const def = (s as { _zod?: { def?: { type?: string; defaultValue?: unknown } } })._zod?.def;
+    if (def?.type === 'default' && ['string', 'number', 'boolean'].includes(typeof def.defaultValue))
+      out[name] = def.defaultValue;
+  }
+  return out;
+}
+
+/**
+ * Field descriptions as the contract documents them (its `documentedAs` schemas, e.g. the order
+ * list's status filter), which zod's own rendering above leaves out.
+ */
+function documented(schema: z.ZodType | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!schema) return out;
+  const props = (toJsonSchema(schema, 'input').properties ?? {}) as Record<string, Json>;
+  for (const [name, p] of Object.entries(props))
+    if (typeof p.description === 'string') out[name] = p.description;
+  return out;
+}
+
+interface Extras {
+  defaults?: Record<string, unknown>;
+  descriptions?: Record<string, string>;
+}
+
+function fields(schema: Json | undefined, only?: readonly string[], extras: Extras = {}): ManifestField[] {
+  const defaults = extras.defaults ?? {};
   const props = (schema?.properties ?? {}) as Record<string, Json>;
   const required = new Set((schema?.required as string[] | undefined) ?? []);
   return Object.entries(props)
@@ -94,7 +129,9 @@ function fields(schema: Json | undefined, only?: readonly string[]): ManifestFie
       if (shape.format) f.format = shape.format;
       if (d.nullable) f.nullable = true;
       if (typeof s.description === 'string') f.description = s.description;
+      else if (extras.descriptions?.[name]) f.description = extras.descriptions[name];
       if (s.default !== undefined) f.default = s.default;
+      else if (defaults[name] !== undefined) f.default = defaults[name];
       return f;
     });
 }
@@ -123,10 +160,18 @@ export function manifestOp(op: OperationSpec): ManifestOp {
         }
       : null,
     params: params.map((p) => ({ ...p, required: true })),
-    query: op.query ? fields(jsonSchema(op.query)) : [],
+    query: op.query
+      ? fields(jsonSchema(op.query), undefined, {
+          defaults: zodDefaults(op.query),
+          descriptions: documented(op.query),
+        })
+      : [],
     body: body
       ? {
-          fields: body.type === 'object' ? fields(body) : [],
+          fields:
+            body.type === 'object'
+              ? fields(body, undefined, { defaults: zodDefaults(op.body), descriptions: documented(op.body) })
+              : [],
           open: body.type !== 'object' || body.additionalProperties !== false,
         }
       : null,

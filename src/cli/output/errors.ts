@@ -16,7 +16,10 @@ const red = (s: string, on: boolean) => (on ? `\u001b[31m${s}\u001b[39m` : s);
 const dim = (s: string, on: boolean) => (on ? `\u001b[2m${s}\u001b[22m` : s);
 
 /** Where to fix a credential, by where it came from. */
-function credentialHint(code: string, source: string | undefined): string | undefined {
+function credentialHint(code: string, source: string | undefined, message = ''): string | undefined {
+  // The operator API says so in its message: its fix is the token, never a partner key.
+  if (/\boperator\b/.test(message) && (code === 'auth_invalid_credential' || code === 'auth_missing'))
+    return 'the operator token is wrong or missing: check --token / PARTNER_OPERATOR_TOKEN (the token the server was started with), or use --data DIR of a local server';
   const profile = source?.startsWith('profile ') ? source.slice('profile '.length) : undefined;
   if (code === 'auth_invalid_credential') {
     if (source === 'env')
@@ -93,7 +96,7 @@ export function reportError(err: unknown, out: { write(s: string): unknown }, o:
       const hint =
         e.code === 'rate_limit_exceeded'
           ? rateLimitHint(e)
-          : credentialHint(String(e.code), o.credentialSource);
+          : credentialHint(String(e.code), o.credentialSource, e.message);
       if (hint) lines.push(dim(`hint: ${hint}`, o.color));
       break;
     }
@@ -112,6 +115,9 @@ export function reportError(err: unknown, out: { write(s: string): unknown }, o:
       lines.push(`${red('error:', o.color)} ${e?.message ?? String(err)}`);
       if (o.verbose && e?.stack) lines.push(dim(e.stack, o.color));
   }
+  // A hint the command attached to the error comes after it, never before.
+  const own = (err as { hint?: unknown } | undefined)?.hint;
+  if (typeof own === 'string') lines.push(dim(`hint: ${own}`, o.color));
   out.write(`${lines.join('\n')}\n`);
   return code;
 }

@@ -60,3 +60,9 @@ export function shortAge(iso: string, now: number): string {
           : `${Math.floor(abs / 86_400_000)}d`;
   return diff < 0 ? `in ${text}` : text;
 }
+
+/** `shortAge` read as a time: "5m ago", "in 5m", "now" (times in tables too narrow for the long form). */
+export function shortAgo(iso: string, now: number): string {
+  const age = shortAge(iso, now);
+  return age === 'now' || age.startsWith('in ') || age === '' ? age : `${age} ago`;
+}

@@ -1,7 +1,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
 import { statusName } from '../../contract/order-statuses.js';
-import { cellText, isIsoDateTime, relativeTime } from './format.js';
+import { cellText, isIsoDateTime, relativeTime, shortAgo } from './format.js';
 import { displayWidth } from './text-width.js';
 import type { Out, RenderOptions } from './index.js';
 import { isMenuTree, renderMenuTree } from './menu-tree.js';
@@ -41,7 +41,13 @@ export function genericColumns(rows: Row[]): Column[] {
   }));
 }
 
-function paint(c: ChalkInstance, v: unknown, kind: Column['kind'], o: RenderOptions): string {
+function paint(
+  c: ChalkInstance,
+  v: unknown,
+  kind: Column['kind'],
+  o: RenderOptions,
+  compactTimes = false,
+): string {
   if (kind === 'status' && typeof v === 'number') {
     const name = statusName(v);
     if (!o.tty) return name;
@@ -54,7 +60,8 @@ function paint(c: ChalkInstance, v: unknown, kind: Column['kind'], o: RenderOpti
           : c.yellow;
     return colour(name);
   }
-  if (kind === 'time' && isIsoDateTime(v) && o.tty) return relativeTime(v, o.now);
+  if (kind === 'time' && isIsoDateTime(v) && o.tty)
+    return compactTimes ? shortAgo(v, o.now) : relativeTime(v, o.now);
   if (o.tty && typeof v === 'boolean') return v ? c.green('yes') : c.dim('no');
   return cellText(v, o.tty ? 48 : Number.POSITIVE_INFINITY);
 }
@@ -95,8 +102,16 @@ function renderRows(out: Out, rows: Row[], columns: Column[], o: RenderOptions, 
     out.write(`${c.dim('No results')}\n`);
     return;
   }
-  const cells = rows.map((r) => columns.map((col) => paint(c, col.get(r), col.kind, o)));
-  const widths = o.width ? fitTable(columns, cells, o.width) : undefined;
+  const paintAll = (compact: boolean) =>
+    rows.map((r) => columns.map((col) => paint(c, col.get(r), col.kind, o, compact)));
+  let cells = paintAll(false);
+  let widths = o.width ? fitTable(columns, cells, o.width) : undefined;
+  // Still too wide once the free text has given way: times take their short form (`5m ago`)
+  // rather than being cut, so they keep telling the time.
+  if (o.width && widths && tableWidth(widths) > o.width && columns.some((col) => col.kind === 'time')) {
+    cells = paintAll(true);
+    widths = fitTable(columns, cells, o.width);
+  }
   const t = table(
     c,
     columns.map((col) => col.header),
@@ -106,10 +121,13 @@ function renderRows(out: Out, rows: Row[], columns: Column[], o: RenderOptions, 
   out.write(`${t.toString()}\n`);
 }
 
+const tableWidth = (widths: number[]) => widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1);
+
 /**
  * Column widths that keep a table within `width` cells: the column that wanted the most gives
  * cells first (its cells then end in …), down to 8 cells or its header, then the next. Coloured columns
- * (statuses, yes/no) and columns already narrow keep their width. Undefined when it fits.
+ * (statuses, yes/no), times, columns marked `keep` (ids, totals) and columns already narrow keep
+ * their width. Undefined when it fits.
  */
 function fitTable(columns: Column[], cells: string[][], width: number): number[] | undefined {
   const wants = columns.map((col, i) =>
@@ -119,7 +137,10 @@ function fitTable(columns: Column[], cells: string[][], width: number): number[]
   let over = wants.reduce((a, b) => a + b, 0) + gaps - width;
   if (over <= 0) return undefined;
   const mins = columns.map((col, i) =>
-    col.kind === 'status' || cells.some((r) => (r[i] ?? '').includes('\u001b'))
+    col.kind === 'status' ||
+    col.kind === 'time' ||
+    col.keep ||
+    cells.some((r) => (r[i] ?? '').includes('\u001b'))
       ? wants[i]!
       : Math.min(wants[i]!, Math.max(displayWidth(col.header), 8)),
   );

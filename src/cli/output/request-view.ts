@@ -58,6 +58,10 @@ export function timeOfDay(iso: string): string {
   return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}.${String(d.getMilliseconds()).padStart(3, '0')}`;
 }
 
+/** Cells of the path column of a request line (longer paths take more) and of the duration. */
+const PATH_COL = 32;
+const DURATION_COL = 8;
+
 export function durationText(ms: number): string {
   return ms < 10 ? `${ms.toFixed(1)} ms` : `${Math.round(ms)} ms`;
 }
@@ -73,12 +77,15 @@ export function requestLine(e: LoggedRequestView, tty: boolean, c: ChalkInstance
     return `${[e.at, e.method, e.path, e.status, e.duration_ms, e.request_id, e.credential_key ?? '', e.error_code ?? ''].join('\t')}\n`;
   const paint = statusPaint(c, e.status);
   const head = [timeOfDay(e.at), String(e.status), e.method.padEnd(6)];
-  const mid = [durationText(e.duration_ms), e.request_id];
+  // Columns line up from one line to the next: the path is padded to a column of its own and
+  // the duration right-aligned (a stream cannot size them from lines still to come).
+  const mid = [durationText(e.duration_ms).padStart(DURATION_COL), e.request_id];
   let key: string | undefined = e.credential_key ?? '-';
   let error = e.error_code ?? undefined;
   let path = e.path;
+  const cell = () => path + ' '.repeat(Math.max(0, PATH_COL - displayWidth(path)));
   const length = () =>
-    [...head, path, ...mid, ...(key ? [key] : []), ...(error ? [error] : [])].reduce(
+    [...head, cell(), ...mid, ...(key ? [key] : []), ...(error ? [error] : [])].reduce(
       (n, s, i) => n + displayWidth(s) + (i ? 2 : 0),
       0,
     );
@@ -93,7 +100,9 @@ export function requestLine(e: LoggedRequestView, tty: boolean, c: ChalkInstance
     path = e.path;
     fitPath();
   }
-  const parts = [c.dim(head[0]!), paint(head[1]!), head[2]!, path, c.dim(mid[0]!), mid[1]!];
+  // The padding is dropped again when the line had to give way (it would only push it wider).
+  const shown = width && length() > width ? path : cell();
+  const parts = [c.dim(head[0]!), paint(head[1]!), head[2]!, shown, c.dim(mid[0]!), mid[1]!];
   if (key !== undefined) parts.push(e.credential_key ? key : c.dim(key));
   if (error) parts.push(paint(error));
   return `${parts.join('  ')}\n`;

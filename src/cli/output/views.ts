@@ -9,6 +9,8 @@ export interface Column {
   get: (row: Row) => unknown;
   /** `time`: ISO timestamps shown relative on a TTY; `status`: order status ids shown by name. */
   kind?: 'time' | 'status';
+  /** Never cut to fit the terminal (ids, money): a cut value would read as another one. */
+  keep?: boolean;
 }
 
 export interface View {
@@ -21,6 +23,7 @@ const col = (key: string, header = key, kind?: Column['kind']): Column => ({
   header,
   get: (r) => r[key],
   ...(kind ? { kind } : {}),
+  ...(key === 'id' || key === 'key' ? { keep: true } : {}),
 });
 
 const BRANCH_COLUMNS = [
@@ -41,6 +44,7 @@ const ORDER_COLUMNS = [
   {
     header: 'total',
     get: (r: Row) => [r.total, r.currency].filter((x) => x !== undefined && x !== null).join(' '),
+    keep: true,
   },
   { header: 'customer', get: (r: Row) => (r.customer as Row | undefined)?.name },
   col('created_at', 'created', 'time'),
@@ -125,6 +129,18 @@ export const VIEWS: Readonly<Record<string, View>> = {
       col('request_id', 'request id'),
       col('credential_key', 'credential'),
       col('error_code', 'error'),
+    ],
+  },
+  // Deliveries, newest first: one line each (the attempts are in --json).
+  operatorWebhookLog: {
+    columns: [
+      col('id'),
+      col('event_id', 'event'),
+      col('event_type', 'type'),
+      col('status'),
+      col('attempts', 'tries'),
+      col('url'),
+      col('updated_at', 'updated', 'time'),
     ],
   },
   operatorListBusinesses: {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { documentedAs } from '../json-schema.js';
+import { toStatusCode } from '../order-rules.js';
 import { STATUS_CODES, STATUS_ID, type StatusCode } from '../order-statuses.js';
 import {
   BusinessIdIgnored,
@@ -16,20 +17,7 @@ import {
 
 // ─── Status references ──────────────────────────────────────────────────────────────────────
 
-const BY_ID = new Map<number, StatusCode>(STATUS_CODES.map((c) => [STATUS_ID[c], c]));
-
-/**
- * A status given as its id (`4`) or code (`"READY"`); codes match case-insensitively and `_`/`-`
- * stand for the space in `PICKED UP`. Unknown → undefined.
- */
-export function toStatusCode(v: unknown): StatusCode | undefined {
-  if (typeof v === 'number') return Number.isInteger(v) ? BY_ID.get(v) : undefined;
-  if (typeof v !== 'string') return undefined;
-  const s = v.trim();
-  if (/^\d+$/.test(s)) return BY_ID.get(Number(s));
-  const code = s.toUpperCase().replace(/[_-]+/g, ' ').replace(/\s+/g, ' ');
-  return (STATUS_CODES as readonly string[]).includes(code) ? (code as StatusCode) : undefined;
-}
+export { toStatusCode };
 
 const STATUS_HINT = `a status id (1–11) or code (${STATUS_CODES.join(', ')})`;
 

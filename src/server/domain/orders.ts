@@ -1,42 +1,24 @@
 // Orders, pure: the partner transition table (docs/orders.md), status parsing, `updated_at`
 // monotonicity, money as integer minor units (BigInt, never floats), cart pricing and
 // cart generation from a catalogue with an injected random source. No HTTP, no SQLite.
+import { allowedFrom, PARTNER_TRANSITIONS } from '../../contract/order-rules.js';
 import { STATUS_CODES, STATUS_ID, type StatusCode } from '../../contract/order-statuses.js';
 
 export type { StatusCode };
 
 // ─── Transitions ────────────────────────────────────────────────────────────────────────────
 
-/** Once here, an order never moves again through the partner API. */
-export const TERMINAL_STATUSES: readonly StatusCode[] = Object.freeze(['DELIVERED', 'CANCELLED', 'VOID']);
-const TERMINAL = new Set<StatusCode>(TERMINAL_STATUSES);
-
-export const NON_TERMINAL_STATUSES: readonly StatusCode[] = Object.freeze(
-  STATUS_CODES.filter((s) => !TERMINAL.has(s)),
-);
-
-/**
- * THE transition table [a fixed part of the contract, docs/orders.md]: partner target → the states it may be reached from.
- * A target missing here (PLACED, SCHEDULED, DRIVER ASSIGNED, …) is never a partner move.
- */
-export const PARTNER_TRANSITIONS = Object.freeze({
-  ACCEPTED: Object.freeze(['PLACED', 'PENDING', 'SCHEDULED']),
-  READY: Object.freeze(['ACCEPTED']),
-  DELIVERED: Object.freeze(['READY', 'PICKED UP']),
-  CANCELLED: NON_TERMINAL_STATUSES,
-} satisfies Record<string, readonly StatusCode[]>);
-
-export type PartnerTarget = keyof typeof PARTNER_TRANSITIONS;
-export const PARTNER_TARGETS = Object.freeze(Object.keys(PARTNER_TRANSITIONS) as PartnerTarget[]);
-
-export function isTerminal(status: StatusCode): boolean {
-  return TERMINAL.has(status);
-}
-
-/** The partner targets reachable from `from`, in table order. */
-export function allowedFrom(from: StatusCode): StatusCode[] {
-  return PARTNER_TARGETS.filter((to) => (PARTNER_TRANSITIONS[to] as readonly StatusCode[]).includes(from));
-}
+// The table, status references and the list window live in the contract (the CLI checks input
+// against the same rules before any request); re-exported for the server.
+export {
+  allowedFrom,
+  isTerminal,
+  NON_TERMINAL_STATUSES,
+  PARTNER_TARGETS,
+  PARTNER_TRANSITIONS,
+  type PartnerTarget,
+  TERMINAL_STATUSES,
+} from '../../contract/order-rules.js';
 
 export type TransitionDecision =
   | { ok: true }
@@ -66,37 +48,13 @@ export function nextUpdatedMs(previousMs: number, nowMs: number): number {
   return nowMs > previousMs ? nowMs : previousMs + 1;
 }
 
-export const DAY_MS = 24 * 60 * 60 * 1000;
-export const MAX_RANGE_MS = 90 * DAY_MS;
-export const DEFAULT_WINDOW_MS = DAY_MS;
-
-export type RangeDecision =
-  | { ok: true; fromMs: number; toMs: number }
-  | { ok: false; code: 'request_invalid' | 'request_invalid_range'; message: string };
-
-/**
- * The `created_at` window of `GET /orders`, both ends inclusive. Neither given: the last 24 h.
- * Only `from`: up to now (or to `from` itself when it lies ahead of the server clock, so a
- * poller whose clock runs fast sees an empty page rather than an error). Only `to`: the 24 h
- * before it. Over 90 days → request_invalid_range; `from` after `to` → request_invalid.
- */
-export function resolveRange(
-  fromMs: number | undefined,
-  toMs: number | undefined,
-  nowMs: number,
-): RangeDecision {
-  const to = toMs ?? (fromMs === undefined ? nowMs : Math.max(nowMs, fromMs));
-  const from = fromMs ?? to - DEFAULT_WINDOW_MS;
-  if (from > to) return { ok: false, code: 'request_invalid', message: '`from` is after `to`' };
-  if (to - from > MAX_RANGE_MS) {
-    return {
-      ok: false,
-      code: 'request_invalid_range',
-      message: 'the range from `from` to `to` is longer than 90 days',
-    };
-  }
-  return { ok: true, fromMs: from, toMs: to };
-}
+export {
+  DAY_MS,
+  DEFAULT_WINDOW_MS,
+  MAX_RANGE_MS,
+  type RangeDecision,
+  resolveRange,
+} from '../../contract/order-rules.js';
 
 // ─── Money ──────────────────────────────────────────────────────────────────────────────────
 
