@@ -4,6 +4,7 @@ import {
   type Order,
   OrderEventPayload,
   type OrderEventType,
+  WEBHOOK_HEADERS,
 } from '../contract/schemas/orders.js';
 import { sign, verify } from './signature.js';
 
@@ -18,12 +19,7 @@ export const EVENT_TYPES: readonly OrderEventType[] = ORDER_EVENT_TYPES;
 export type EventType = OrderEventType;
 
 /** The delivery headers (lowercase, as Node and the Fetch API give them). */
-export const HEADERS = {
-  signature: 'x-partner-signature',
-  eventId: 'x-partner-event-id',
-  eventType: 'x-partner-event-type',
-  attempt: 'x-partner-delivery-attempt',
-} as const;
+export const HEADERS = WEBHOOK_HEADERS;
 
 interface EventBase<T extends EventType> {
   /** `x-partner-event-id`: the same on every retry of the event; de-duplicate on it. */

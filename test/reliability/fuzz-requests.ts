@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { toJsonSchema } from '../../src/contract/json-schema.js';
+import { NO_NUL_PATTERN, NON_BLANK_PATTERN, toJsonSchema } from '../../src/contract/json-schema.js';
 import { OPERATION_EXAMPLES } from '../../src/contract/openapi.js';
 import { fillPath, type OperationSpec, pathParamNames } from '../../src/contract/operation.js';
 import { basic } from '../helpers/server.js';
@@ -56,7 +56,8 @@ const INVALID_KINDS = [
 export type Kind = (typeof VALID_KINDS)[number] | (typeof INVALID_KINDS)[number];
 
 const KNOWN_PATTERNS: Record<string, fc.Arbitrary<string>> = {
-  '\\S': fc.string({ minLength: 1, maxLength: 24 }).filter((s) => /\S/.test(s)),
+  [NON_BLANK_PATTERN]: fc.string({ minLength: 1, maxLength: 24 }).filter((s) => /\S/.test(s)),
+  [NO_NUL_PATTERN]: fc.string({ maxLength: 24 }),
   '^[1-9]\\d{0,15}$': fc.integer({ min: 1, max: 12 }).map(String),
   '^-?\\d+(\\.\\d+)?$': fc.nat(1_000_000).map((n) => (n / 100).toFixed(2)),
   '^\\d+(\\.\\d+)?$': fc.nat(1_000_000).map((n) => (n / 100).toFixed(2)),

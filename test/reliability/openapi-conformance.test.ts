@@ -49,9 +49,12 @@ it(
     const schemaFor = (opId: string, status: number): ValidateFunction | undefined => {
       const key = `${opId} ${status}`;
       if (!validators.has(key)) {
-        const schema = byId.get(opId)?.responses?.[String(status)]?.content?.['application/json']?.schema;
+        let response = byId.get(opId)?.responses?.[String(status)];
+        if (response?.$ref) response = doc.components.responses[response.$ref.split('/').pop()];
+        const schema = response?.content?.['application/json']?.schema;
         if (!schema) return undefined;
-        validators.set(key, ajv.compile(schema));
+        // Its `#/components/...` references resolve in the document's components.
+        validators.set(key, ajv.compile({ ...schema, components: doc.components }));
       }
       return validators.get(key);
     };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { named } from '../json-schema.js';
 import {
   AvailableTimesLenient,
   BusinessIdIgnored,
@@ -126,3 +127,6 @@ export const Branch = z.looseObject({
   deleted_at: IsoDateTime.nullable(),
 });
 export type Branch = z.infer<typeof Branch>;
+
+// Their names in the OpenAPI document (components.schemas), which code generators name types after.
+for (const [id, schema] of Object.entries({ Branch })) named(id, schema);

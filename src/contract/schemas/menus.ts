@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { atLeastOneOf } from '../json-schema.js';
+import { atLeastOneOf, named } from '../json-schema.js';
 import {
   AvailableTimes,
   BusinessIdIgnored,
@@ -527,3 +527,25 @@ export const OosSummary = z.object({
   last_action: OosAction,
   last_at: z.string(),
 });
+
+// Their names in the OpenAPI document (components.schemas), which code generators name types after.
+for (const [id, schema] of Object.entries({
+  MenuSection,
+  MenuCategory,
+  MenuItem,
+  MenuModifierGroup,
+  SnapshotModifier,
+  SnapshotItem,
+  MenuSnapshot,
+  BusinessMenu,
+  Menu: GetMenuResponse,
+  MenuPublication,
+  SyncResult,
+  PublishResult,
+  ItemStockState,
+  BulkItemStockState,
+  EnableResult,
+  OosActivity,
+  OosSummary,
+}))
+  named(id, schema);
