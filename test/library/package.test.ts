@@ -226,6 +226,89 @@ export const errors = [ApiError, WebhookError];
   }, 60_000);
 });
 
+/** The TypeScript code blocks of docs/library.md. */
+function docTypeScript(): string[] {
+  const doc = readFileSync(join(root, 'docs/library.md'), 'utf8');
+  return [...doc.matchAll(/```ts\n([\s\S]*?)\n```/g)].map((m) => `${m[1]}\n`);
+}
+
+describe('the TypeScript of docs/library.md, compiled strictly against the packed types', () => {
+  const tsc = join(root, 'node_modules/typescript/bin/tsc');
+  const compile = (files: string[]) =>
+    run(process.execPath, [tsc, '-p', 'tsconfig.doc.json'], { cwd: project, timeout: 60_000 }).then(
+      () => '',
+      (err: { stdout?: string }) => err.stdout ?? String(err),
+    );
+  const config = (files: string[]) =>
+    writeFileSync(
+      join(project, 'tsconfig.doc.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          lib: ['es2023'],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+        },
+        files,
+      }),
+    );
+
+  it('every ts block compiles; paginate and pages are typed from the table; a misspelt id does not compile', async () => {
+    const blocks = docTypeScript();
+    expect(blocks.length).toBeGreaterThan(0);
+    expect(blocks.join('')).toMatch(/client\.paginate\('listBranches'/);
+    const files = blocks.map((code, i) => {
+      const f = `doc-${i}.ts`;
+      // Each block is a module of its own (top-level await).
+      writeFileSync(join(project, f), `${code}export {};\n`);
+      return f;
+    });
+    writeFileSync(
+      join(project, 'doc-checks.ts'),
+      `import { type Branch, PartnerClient } from 'partner/client';
+const client = new PartnerClient({ baseUrl: 'http://127.0.0.1:1', credential: { key: 'k', secret: 's' } });
+for await (const b of client.paginate('listBranches')) { const x: Branch = b; console.log(x.title); }
+for await (const p of client.pages('listOrders')) console.log(p.results[0]?.cart.length, p.total);
+// @ts-expect-error: not an operation of the table
+client.paginate('listBranchez');
+// @ts-expect-error: an operation, but not a paginated one
+client.paginate('getOrder');
+export {};
+`,
+    );
+    config([...files, 'doc-checks.ts']);
+    expect(await compile(files)).toBe('');
+    // The check can fail: without its @ts-expect-error the misspelt id is reported.
+    writeFileSync(
+      join(project, 'doc-checks.ts'),
+      readFileSync(join(project, 'doc-checks.ts'), 'utf8').replace(
+        '// @ts-expect-error: not an operation of the table\n',
+        '',
+      ),
+    );
+    expect(await compile(files)).toMatch(/doc-checks\.ts\(\d+,\d+\): error TS\d+: .*'"listBranchez"'/);
+  }, 180_000);
+
+  it('partner/client exports every schema the OpenAPI document names, as a type of that name', async () => {
+    const doc = (await (await fetch(`${s.baseUrl}/v1/partner/openapi.json`)).json()) as {
+      components: { schemas: Record<string, unknown> };
+    };
+    // Envelope and Error are the wire's wrapping, which the client unwraps (ApiError carries the error).
+    const names = Object.keys(doc.components.schemas).filter((n) => n !== 'Envelope' && n !== 'Error');
+    expect(names).toEqual(expect.arrayContaining(['Branch', 'Order', 'PriceGroup', 'ErrorCode']));
+    writeFileSync(
+      join(project, 'names.ts'),
+      `import type { ${names.join(', ')} } from 'partner/client';\nexport type All = [${names.join(', ')}];\n`,
+    );
+    config(['names.ts']);
+    expect(await compile(['names.ts'])).toBe('');
+  }, 180_000);
+});
+
 describe('the examples of docs/library.md, run as printed', () => {
   const examples = docExamples();
 
