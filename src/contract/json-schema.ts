@@ -122,3 +122,21 @@ export function toNamedJsonSchema(s: z.ZodType, io: 'input' | 'output', into: Re
   delete root.id;
   return root;
 }
+
+/**
+ * Rules the server checks that the document's schemas cannot state: against the stored data or
+ * the clock, or between query parameters (a SKU taken in the brand, an id of another business,
+ * `from` after `to`, a time in the past, brand_id without branch_id):
+ * field → the rule, for a body or query schema. The document lists them on each operation
+ * (`x-rules`, and in its description); a refusal of them is `400 request_invalid` naming the field.
+ */
+const STATE_RULES = new WeakMap<z.ZodType, Readonly<Record<string, string>>>();
+
+export function stateRules<T extends z.ZodType>(schema: T, rules: Readonly<Record<string, string>>): T {
+  STATE_RULES.set(schema, { ...STATE_RULES.get(schema), ...rules });
+  return schema;
+}
+
+export function stateRulesOf(schema: z.ZodType | undefined): Readonly<Record<string, string>> {
+  return (schema && STATE_RULES.get(schema)) ?? {};
+}

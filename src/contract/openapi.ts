@@ -1,5 +1,11 @@
 import { ERROR_CATALOGUE, type ErrorCode } from './errors.js';
-import { NO_NUL_PATTERN, NON_BLANK_PATTERN, toJsonSchema, toNamedJsonSchema } from './json-schema.js';
+import {
+  NO_NUL_PATTERN,
+  NON_BLANK_PATTERN,
+  stateRulesOf,
+  toJsonSchema,
+  toNamedJsonSchema,
+} from './json-schema.js';
 import type { OperationSpec } from './operation.js';
 import { pathParamNames } from './operation.js';
 import { errorCodesOf } from './operation-errors.js';
@@ -417,6 +423,13 @@ export function buildOpenApi(version: string, ops: readonly OperationSpec[] = OP
     if (op.scopes.length > 0) {
       entry.description = `Scope: ${op.scopes.map((s) => `\`${s}\``).join(' or ')}.`;
       entry['x-scopes'] = op.scopes;
+    }
+    const rules = (['query', 'body'] as const).flatMap((part) =>
+      Object.entries(stateRulesOf(op[part])).map(([field, rule]) => ({ in: part, field, rule })),
+    );
+    if (rules.length > 0) {
+      entry['x-rules'] = rules;
+      entry.description = `${entry.description ? `${entry.description} ` : ''}Also checked, against the stored data, the clock or each other (400 \`request_invalid\` naming the field): ${rules.map((r) => `\`${r.field}\` ${r.rule}`).join('; ')}.`;
     }
     if (op.body) {
       entry.requestBody = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { documentedAs, NON_BLANK_PATTERN, named } from '../json-schema.js';
+import { documentedAs, named, NON_BLANK_PATTERN, stateRules } from '../json-schema.js';
 import { STATUS_CODES, STATUS_ID, type StatusCode } from '../order-statuses.js';
 import {
   BusinessIdIgnored,
@@ -297,3 +297,5 @@ for (const [id, schema] of Object.entries({
   OrderEventPayload,
 }))
   named(id, schema);
+
+stateRules(ListOrdersQuery, { from: 'not after to' });
