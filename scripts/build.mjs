@@ -94,9 +94,11 @@ const cli = await rolldown({
   // Sources import './x.js' for './x.ts' (TypeScript's ESM convention).
   resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
   transform: { target: 'node20', define: { __PARTNER_VERSION__: JSON.stringify(pkg.version) } },
-  // Native addons and the server framework stay as real dependencies, loaded only when used; jq
-  // (1.3 MB of WebAssembly in one file) and handlebars load from node_modules only for --jq/--template.
-  external: [/^node:/, /^(better-sqlite3|fastify|@napi-rs\/keyring|jq-wasm|handlebars)(\/|$)/],
+  // Native addons stay as real dependencies, loaded only when used (better-sqlite3 is optional:
+  // docs/library.md); jq (1.3 MB of WebAssembly in one file) and handlebars load from node_modules
+  // only for --jq/--template. Fastify is bundled into the lazy server chunk like pg, so that
+  // installing the package installs neither (nor cookie@2, whose engines say node >=22).
+  external: [/^node:/, /^(better-sqlite3|@napi-rs\/keyring|jq-wasm|handlebars)(\/|$)/],
   plugins: [manifestPlugin, lazyChildProcessPlugin],
   logLevel: 'warn',
 });

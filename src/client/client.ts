@@ -132,6 +132,18 @@ export interface Page<T> {
   total: number;
 }
 
+/** The operations whose result is a page (`{results, page, size, total}`): what `paginate` takes. */
+export type PaginatedOperationId = {
+  [K in OperationId]: CallOutput<K> extends Page<unknown> ? K : never;
+}[OperationId];
+/** The item of a paginated operation's pages (`Branch` for `listBranches`). */
+export type PageItem<K extends PaginatedOperationId> = CallOutput<K> extends Page<infer T> ? T : never;
+/** The input of `paginate`/`pages`: the operation's path and query, the page size, a page bound. */
+export type PageInput<K extends OperationId = OperationId> = Omit<CallInput<K>, 'body' | 'idempotencyKey'> & {
+  size?: number;
+  maxPages?: number;
+};
+
 const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** node:crypto loads on the first write only: reads (most CLI calls) never pay for it. */
@@ -393,18 +405,22 @@ export class PartnerClient {
    * Every item of a paginated operation (`{results, page, size, total}`), fetching pages lazily.
    * Stops at `total`, at an empty page, or after `maxPages`.
    */
-  async *paginate<T = unknown>(
-    id: string,
-    input: Omit<CallInput, 'body' | 'idempotencyKey'> & { size?: number; maxPages?: number } = {},
-  ): AsyncGenerator<T, void, undefined> {
+  paginate<K extends PaginatedOperationId>(
+    id: K,
+    input?: PageInput<K>,
+  ): AsyncGenerator<PageItem<K>, void, undefined>;
+  paginate<T = unknown>(id: string, input?: PageInput): AsyncGenerator<T, void, undefined>;
+  async *paginate<T = unknown>(id: string, input: PageInput = {}): AsyncGenerator<T, void, undefined> {
     for await (const page of this.pages<T>(id, input)) yield* page.results;
   }
 
   /** The pages of a paginated operation, in order. */
-  async *pages<T = unknown>(
-    id: string,
-    input: Omit<CallInput, 'body' | 'idempotencyKey'> & { size?: number; maxPages?: number } = {},
-  ): AsyncGenerator<Page<T>, void, undefined> {
+  pages<K extends PaginatedOperationId>(
+    id: K,
+    input?: PageInput<K>,
+  ): AsyncGenerator<Page<PageItem<K>>, void, undefined>;
+  pages<T = unknown>(id: string, input?: PageInput): AsyncGenerator<Page<T>, void, undefined>;
+  async *pages<T = unknown>(id: string, input: PageInput = {}): AsyncGenerator<Page<T>, void, undefined> {
     const size = input.size ?? 100;
     const maxPages = input.maxPages ?? 10_000;
     const startPage = Number((input.query as Record<string, unknown> | undefined)?.page ?? 1);

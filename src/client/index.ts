@@ -8,6 +8,10 @@ import {
   type CallInput,
   type CallOutput,
   type ClientOptions,
+  type Page,
+  type PageInput,
+  type PageItem,
+  type PaginatedOperationId,
   PartnerClient as CoreClient,
   type Route,
   routesOf,
@@ -39,6 +43,25 @@ export class PartnerClient extends CoreClient {
   override call<K extends OperationId>(id: K, input?: CallInput<K>): Promise<CallOutput<K>> {
     return super.call(id, input);
   }
+
+  /**
+   * Every item of a paginated operation, typed from the table like `call()`: an id that is not a
+   * paginated operation does not compile, and `paginate('listBranches')` yields `Branch`es.
+   */
+  override paginate<K extends PaginatedOperationId>(
+    id: K,
+    input?: PageInput<K>,
+  ): AsyncGenerator<PageItem<K>, void, undefined> {
+    return super.paginate<PageItem<K>>(id as string, input as PageInput);
+  }
+
+  /** The pages of a paginated operation, in order, typed as `paginate`. */
+  override pages<K extends PaginatedOperationId>(
+    id: K,
+    input?: PageInput<K>,
+  ): AsyncGenerator<Page<PageItem<K>>, void, undefined> {
+    return super.pages<PageItem<K>>(id as string, input as PageInput);
+  }
 }
 
 /** `new PartnerClient(opts)`. */
@@ -54,6 +77,9 @@ export {
   type Clock,
   isLoopbackHost,
   type Page,
+  type PageInput,
+  type PageItem,
+  type PaginatedOperationId,
   type RequestLog,
   type RequestOptions,
   type Route,
@@ -67,4 +93,5 @@ export { OPERATIONS, type OperationId, type Operations } from '../contract/opera
 export { isScope, SCOPES, type Scope } from '../contract/scopes.js';
 export { ERROR_CATALOGUE, type ErrorCode, isErrorCode } from '../contract/errors.js';
 export { STATUS_CODES, STATUS_ID, type StatusCode, statusName } from '../contract/order-statuses.js';
-export type { Order, CartLine, OrderEventType } from '../contract/schemas/orders.js';
+export type { OrderEventType } from '../contract/schemas/orders.js';
+export type * from './resources.js';

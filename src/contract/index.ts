@@ -2,3 +2,4 @@ export * from './errors.js';
 export * from './scopes.js';
 export * from './operation.js';
 export * from './operations.js';
+export * from './idempotency-key.js';

@@ -53,6 +53,18 @@ const refusal = (fn: () => unknown): WebhookError => {
 };
 
 describe('verifyEvent', () => {
+  it('an already-parsed body (express.json() ran first) is a WebhookError saying to pass the raw bytes', () => {
+    const { body, headers } = delivery();
+    for (const parsed of [JSON.parse(body), [], null, 42]) {
+      const err = refusal(() => verifyEvent(parsed as never, headers, SECRET));
+      expect(err.code).toBe('body_not_raw');
+      expect(err.status).toBe(500);
+      expect(err.message).toMatch(/raw body bytes.*express\.raw/);
+    }
+    // Even unsigned: the mistake is the receiver's, and it is named first.
+    expect(refusal(() => verifyEvent({} as never, {}, SECRET)).code).toBe('body_not_raw');
+  });
+
   it('turns a signed delivery into a typed event, from a Buffer or a string, any header shape', () => {
     const { body, headers } = delivery('service.order.status.updated');
     const event: PartnerEvent = verifyEvent(Buffer.from(body), headers, SECRET);

@@ -4,6 +4,7 @@ import {
   type Order,
   OrderEventPayload,
   type OrderEventType,
+  WEBHOOK_HEADERS,
 } from '../contract/schemas/orders.js';
 import { sign, verify } from './signature.js';
 
@@ -18,12 +19,7 @@ export const EVENT_TYPES: readonly OrderEventType[] = ORDER_EVENT_TYPES;
 export type EventType = OrderEventType;
 
 /** The delivery headers (lowercase, as Node and the Fetch API give them). */
-export const HEADERS = {
-  signature: 'x-partner-signature',
-  eventId: 'x-partner-event-id',
-  eventType: 'x-partner-event-type',
-  attempt: 'x-partner-delivery-attempt',
-} as const;
+export const HEADERS = WEBHOOK_HEADERS;
 
 interface EventBase<T extends EventType> {
   /** `x-partner-event-id`: the same on every retry of the event; de-duplicate on it. */
@@ -51,20 +47,23 @@ export type WebhookErrorCode =
   | 'invalid_signature'
   | 'missing_event_id'
   | 'invalid_body'
-  | 'unknown_event_type';
+  | 'unknown_event_type'
+  | 'body_not_raw';
 
 /**
  * Why a delivery was not turned into an event. `status` is the answer to send: 401 for a
  * signature that does not verify (the sender may retry with the right key), 400 for a signed body
  * that is not an event, and 200 for a correctly signed event of a type this version does not know
- * (acknowledge it, or the sender retries it for hours).
+ * (acknowledge it, or the sender retries it for hours). `body_not_raw` (500) is the receiver's own
+ * mistake, not the sender's: the body was handed over already parsed; the delivery is retried and
+ * verifies once the raw bytes are passed.
  */
 export class WebhookError extends Error {
   override readonly name = 'WebhookError';
   constructor(
     readonly code: WebhookErrorCode,
     message: string,
-    readonly status: 200 | 400 | 401,
+    readonly status: 200 | 400 | 401 | 500,
   ) {
     super(message);
   }
@@ -103,6 +102,24 @@ export function verifyEvent(
   headers: HeadersLike,
   secret: string | readonly string[],
 ): PartnerEvent {
+  // The usual mistake: a framework's JSON parser (express.json(), Fastify's default) ran first and
+  // the object came instead of the bytes; its signature cannot be checked, whatever the object.
+  if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
+    const b = body as unknown;
+    const got =
+      b === null
+        ? 'null'
+        : Array.isArray(b)
+          ? 'an array'
+          : typeof b === 'object'
+            ? 'an object'
+            : `a ${typeof b}`;
+    throw new WebhookError(
+      'body_not_raw',
+      `verifyEvent needs the raw body bytes (a Buffer or the UTF-8 string as received), got ${got}: the body was parsed before the signature could be checked (use express.raw({ type: 'application/json' }), not express.json(); in Fastify a 'buffer' content-type parser)`,
+      500,
+    );
+  }
   const signature = header(headers, HEADERS.signature);
   if (!signature) throw new WebhookError('missing_signature', `no ${HEADERS.signature} header`, 401);
   const secrets = typeof secret === 'string' ? [secret] : secret;

@@ -28,6 +28,7 @@ const run = promisify(execFile);
 
 let s: TestServer;
 let project: string;
+let tarball: string;
 const children: ChildProcess[] = [];
 
 /** The code blocks of docs/library.md marked `<!-- run: NAME -->`. */
@@ -52,7 +53,7 @@ beforeAll(async () => {
     cwd: root,
     maxBuffer: 16 * 1024 * 1024,
   });
-  const tarball = join(dir, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
+  tarball = join(dir, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
   project = join(dir, 'project');
   const modules = join(project, 'node_modules');
   mkdirSync(join(modules, 'partner'), { recursive: true });
@@ -225,6 +226,253 @@ export const errors = [ApiError, WebhookError];
     );
   }, 60_000);
 });
+
+/** The TypeScript code blocks of docs/library.md. */
+function docTypeScript(): string[] {
+  const doc = readFileSync(join(root, 'docs/library.md'), 'utf8');
+  return [...doc.matchAll(/```ts\n([\s\S]*?)\n```/g)].map((m) => `${m[1]}\n`);
+}
+
+describe('the TypeScript of docs/library.md, compiled strictly against the packed types', () => {
+  const tsc = join(root, 'node_modules/typescript/bin/tsc');
+  const compile = (files: string[]) =>
+    run(process.execPath, [tsc, '-p', 'tsconfig.doc.json'], { cwd: project, timeout: 60_000 }).then(
+      () => '',
+      (err: { stdout?: string }) => err.stdout ?? String(err),
+    );
+  const config = (files: string[]) =>
+    writeFileSync(
+      join(project, 'tsconfig.doc.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          lib: ['es2023'],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+        },
+        files,
+      }),
+    );
+
+  it('every ts block compiles; paginate and pages are typed from the table; a misspelt id does not compile', async () => {
+    const blocks = docTypeScript();
+    expect(blocks.length).toBeGreaterThan(0);
+    expect(blocks.join('')).toMatch(/client\.paginate\('listBranches'/);
+    const files = blocks.map((code, i) => {
+      const f = `doc-${i}.ts`;
+      // Each block is a module of its own (top-level await).
+      writeFileSync(join(project, f), `${code}export {};\n`);
+      return f;
+    });
+    writeFileSync(
+      join(project, 'doc-checks.ts'),
+      `import { type Branch, PartnerClient } from 'partner/client';
+const client = new PartnerClient({ baseUrl: 'http://127.0.0.1:1', credential: { key: 'k', secret: 's' } });
+for await (const b of client.paginate('listBranches')) { const x: Branch = b; console.log(x.title); }
+for await (const p of client.pages('listOrders')) console.log(p.results[0]?.cart.length, p.total);
+// @ts-expect-error: not an operation of the table
+client.paginate('listBranchez');
+// @ts-expect-error: an operation, but not a paginated one
+client.paginate('getOrder');
+export {};
+`,
+    );
+    config([...files, 'doc-checks.ts']);
+    expect(await compile(files)).toBe('');
+    // The check can fail: without its @ts-expect-error the misspelt id is reported.
+    writeFileSync(
+      join(project, 'doc-checks.ts'),
+      readFileSync(join(project, 'doc-checks.ts'), 'utf8').replace(
+        '// @ts-expect-error: not an operation of the table\n',
+        '',
+      ),
+    );
+    expect(await compile(files)).toMatch(/doc-checks\.ts\(\d+,\d+\): error TS\d+: .*'"listBranchez"'/);
+  }, 180_000);
+
+  it('partner/client exports every schema the OpenAPI document names, as a type of that name', async () => {
+    const doc = (await (await fetch(`${s.baseUrl}/v1/partner/openapi.json`)).json()) as {
+      components: { schemas: Record<string, unknown> };
+    };
+    // Envelope and Error are the wire's wrapping, which the client unwraps (ApiError carries the error).
+    const names = Object.keys(doc.components.schemas).filter((n) => n !== 'Envelope' && n !== 'Error');
+    expect(names).toEqual(expect.arrayContaining(['Branch', 'Order', 'PriceGroup', 'ErrorCode']));
+    writeFileSync(
+      join(project, 'names.ts'),
+      `import type { ${names.join(', ')} } from 'partner/client';\nexport type All = [${names.join(', ')}];\n`,
+    );
+    config(['names.ts']);
+    expect(await compile(['names.ts'])).toBe('');
+  }, 180_000);
+});
+
+describe('installed without the optional (server) dependencies', () => {
+  // What `npm install partner --omit=optional` gives a library user: the package and its
+  // `dependencies` only. The tarball is unpacked into a project of its own and just those are
+  // linked from this checkout (no registry needed); fastify, pg and better-sqlite3 are not there.
+  let lean: string;
+  let pkg: {
+    engines: { node: string };
+    dependencies: Record<string, string>;
+    optionalDependencies?: Record<string, string>;
+  };
+  beforeAll(async () => {
+    lean = join(tempDir('partner-lean-'), 'project');
+    mkdirSync(join(lean, 'node_modules/partner'), { recursive: true });
+    await run('tar', ['xzf', tarball, '-C', join(lean, 'node_modules/partner'), '--strip-components=1']);
+    pkg = JSON.parse(readFileSync(join(lean, 'node_modules/partner/package.json'), 'utf8'));
+    for (const name of Object.keys(pkg.dependencies)) {
+      mkdirSync(join(lean, 'node_modules', name, '..'), { recursive: true });
+      symlinkSync(join(root, 'node_modules', name), join(lean, 'node_modules', name));
+    }
+    writeFileSync(join(lean, 'package.json'), '{"name":"lean","private":true,"type":"module"}\n');
+  }, 60_000);
+
+  it("needs none of the server's packages: better-sqlite3 is optional, fastify and pg are bundled", () => {
+    expect(Object.keys(pkg.optionalDependencies ?? {})).toEqual(['better-sqlite3']);
+    for (const server of ['better-sqlite3', 'fastify', 'pg'])
+      expect(Object.keys(pkg.dependencies), server).not.toContain(server);
+  });
+
+  it('partner/client, partner/webhooks and partner/menu load and work', async () => {
+    writeFileSync(
+      join(lean, 'use.mjs'),
+      `import { PartnerClient } from 'partner/client';
+import { signDelivery, verifyEvent } from 'partner/webhooks';
+import { validateMenu } from 'partner/menu';
+const client = new PartnerClient({ baseUrl: process.env.PARTNER_BASE_URL, credential: { key: process.env.PARTNER_KEY, secret: process.env.PARTNER_SECRET } });
+const [entry] = await client.call('listBrands');
+await client.close();
+const d = signDelivery('whsec_x', { type: 'service.order.cart.updated', id: 'evt_1', payload: { brand_id: 1, branch_id: 1, orders: [] } });
+let refused = '';
+try { verifyEvent(d.body, d.headers, 'whsec_x'); } catch (err) { refused = err.code; }
+console.log(entry.brands.length > 0, refused, validateMenu({ sections: [] }).menu.sections.length);
+for (const name of ['fastify', 'better-sqlite3', 'pg']) {
+  try { await import(name); console.log(name, 'present'); } catch { console.log(name, 'absent'); }
+}
+`,
+    );
+    const r = await run(process.execPath, ['use.mjs'], { cwd: lean, env: env(), timeout: 20_000 });
+    expect(r.stdout).toBe('true invalid_body 0\nfastify absent\nbetter-sqlite3 absent\npg absent\n');
+  });
+
+  it('`partner local start` without better-sqlite3 says what to install, exit 1, no stack trace', async () => {
+    const r = await run(
+      process.execPath,
+      [
+        join(lean, 'node_modules/partner/bin/partner.js'),
+        'local',
+        'start',
+        '--port',
+        '0',
+        '--data',
+        join(lean, 'data'),
+      ],
+      {
+        cwd: lean,
+        env: { ...env(), PARTNER_CONFIG_DIR: join(lean, 'config'), PARTNER_KEYRING: 'off' },
+        timeout: 30_000,
+      },
+    ).then(
+      (ok) => ({ code: 0, stderr: ok.stderr }),
+      (err: { code?: number; stderr?: string }) => ({ code: err.code, stderr: err.stderr ?? '' }),
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/needs better-sqlite3, an optional dependency that is not installed/);
+    expect(r.stderr).toMatch(/npm install better-sqlite3/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('the engines range is true of every package an install brings (no EBADENGINE on it)', () => {
+    // The lockfile's view of what `npm install partner` installs: its dependencies and optional
+    // dependencies, transitively, each with the engines it declares.
+    const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+      packages: Record<
+        string,
+        {
+          dependencies?: Record<string, string>;
+          optionalDependencies?: Record<string, string>;
+          engines?: { node?: string };
+        }
+      >;
+    };
+    const floor = pkg.engines.node.replace(/^>=\s*/, '');
+    expect(floor).toMatch(/^\d+\.\d+\.\d+$/);
+    const seen = new Set<string>();
+    const bad: string[] = [];
+    const visit = (name: string, from: string) => {
+      // Node's lookup: the nearest node_modules up from the dependent.
+      let at = from;
+      for (;;) {
+        const key = `${at ? `${at}/` : ''}node_modules/${name}`;
+        if (lock.packages[key]) {
+          if (seen.has(key)) return;
+          seen.add(key);
+          const p = lock.packages[key]!;
+          const node = p.engines?.node;
+          if (node && !satisfiesFloor(node, floor)) bad.push(`${key}: node ${node}`);
+          for (const d of Object.keys({ ...p.dependencies, ...p.optionalDependencies })) visit(d, key);
+          return;
+        }
+        if (!at) return; // an optional dependency of another platform
+        at = at.includes('/node_modules/') ? at.slice(0, at.lastIndexOf('/node_modules/')) : '';
+      }
+    };
+    for (const d of Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies })) visit(d, '');
+    expect(seen.size).toBeGreaterThan(5);
+    expect(bad).toEqual([]);
+  });
+});
+
+/** Whether an engines range admits the given version (the forms npm packages use: >=, ^, ||, x). */
+function satisfiesFloor(range: string, version: string): boolean {
+  const v = version.split('.').map(Number);
+  const cmp = (a: number[], b: number[]) => {
+    for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
+    return 0;
+  };
+  const parse = (s: string) =>
+    s
+      .replace(/^v/, '')
+      .split('.')
+      .map((x) => (/^\d+$/.test(x) ? Number(x) : 0));
+  return range
+    .replace(/(>=|<=|>|<|\^|~|=)\s+/g, '$1')
+    .split('||')
+    .some((alt) =>
+      alt
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .every((c) => {
+          const m = /^(>=|<=|>|<|\^|~|=)?(.*)$/.exec(c)!;
+          const [op, rest] = [m[1] ?? '=', m[2]!];
+          if (rest === '*' || rest === 'x') return true;
+          const b = parse(rest);
+          const d = cmp(v, b);
+          switch (op) {
+            case '>=':
+              return d >= 0;
+            case '>':
+              return d > 0;
+            case '<=':
+              return d <= 0;
+            case '<':
+              return d < 0;
+            case '^':
+              return d >= 0 && v[0] === b[0];
+            case '~':
+              return d >= 0 && v[0] === b[0] && v[1] === b[1];
+            default:
+              return /x|\*/.test(rest) ? v[0] === b[0] : d === 0;
+          }
+        }),
+    );
+}
 
 describe('the examples of docs/library.md, run as printed', () => {
   const examples = docExamples();

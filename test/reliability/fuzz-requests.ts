@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { toJsonSchema } from '../../src/contract/json-schema.js';
+import { NON_BLANK_PATTERN, toJsonSchema } from '../../src/contract/json-schema.js';
 import { OPERATION_EXAMPLES } from '../../src/contract/openapi.js';
 import { fillPath, type OperationSpec, pathParamNames } from '../../src/contract/operation.js';
 import { basic } from '../helpers/server.js';
@@ -52,11 +52,13 @@ const INVALID_KINDS = [
   'no-idempotency-key',
   'long-idempotency-key',
   'other-business-id',
+  'nul-in-text',
+  'non-ascii-idempotency-key',
 ] as const;
 export type Kind = (typeof VALID_KINDS)[number] | (typeof INVALID_KINDS)[number];
 
 const KNOWN_PATTERNS: Record<string, fc.Arbitrary<string>> = {
-  '\\S': fc.string({ minLength: 1, maxLength: 24 }).filter((s) => /\S/.test(s)),
+  [NON_BLANK_PATTERN]: fc.string({ minLength: 1, maxLength: 24 }).filter((s) => /\S/.test(s)),
   '^[1-9]\\d{0,15}$': fc.integer({ min: 1, max: 12 }).map(String),
   '^-?\\d+(\\.\\d+)?$': fc.nat(1_000_000).map((n) => (n / 100).toFixed(2)),
   '^\\d+(\\.\\d+)?$': fc.nat(1_000_000).map((n) => (n / 100).toFixed(2)),
@@ -97,6 +99,7 @@ export function fromSchema(s: Json | undefined, depth = 0): fc.Arbitrary<unknown
       if (s.format === 'date-time') return isoDate;
       if (s.format === 'date') return isoDate.map((d) => d.slice(0, 10));
       if (s.pattern && KNOWN_PATTERNS[s.pattern]) return KNOWN_PATTERNS[s.pattern]!;
+      // No pattern, or only the one excluding U+0000: fast-check's strings hold none.
       return fc.string({ minLength: s.minLength ?? 0, maxLength: Math.min(s.maxLength ?? 24, 24) });
     }
     case 'array':
@@ -174,6 +177,12 @@ function mutateBody(body: unknown, kind: Kind, pick: number): unknown {
       return obj;
     case 'other-business-id':
       return { ...obj, business_id: 2 };
+    case 'nul-in-text': {
+      // U+0000 in a text field (the document's patterns exclude it; the server refuses it).
+      const text = keys.find((x) => typeof obj[x] === 'string') ?? 'title';
+      obj[text] = `${typeof obj[text] === 'string' ? obj[text] : 'a'}\u0000`;
+      return obj;
+    }
     default:
       return obj;
   }
@@ -201,7 +210,13 @@ function build(op: OperationSpec, parts: Parts, kind: Kind, pick: number, t: Fuz
   }
   if (!headers.authorization) delete headers.authorization;
   if (write && op.auth === 'partner' && kind !== 'no-idempotency-key') {
-    headers['idempotency-key'] = kind === 'long-idempotency-key' ? 'k'.repeat(65 + (pick % 100)) : freshKey();
+    headers['idempotency-key'] =
+      kind === 'long-idempotency-key'
+        ? 'k'.repeat(65 + (pick % 100))
+        : kind === 'non-ascii-idempotency-key'
+          ? // As the bytes arrive (Latin-1): é, a tab inside, UTF-8 of U+3000 (a space).
+            [`\u00e9t\u00e9-${pick}`, `x\ty-${pick}`, `\u00e3\u0080\u0080`][pick % 3]!
+          : freshKey();
   }
 
   const params = { ...parts.params };
@@ -224,6 +239,11 @@ function build(op: OperationSpec, parts: Parts, kind: Kind, pick: number, t: Fuz
   )
     query.page = ['0', '-1', 'abc', '1e3', '99999999999999999999'][pick % 5];
   if (!write && kind === 'huge-string') query.x = 'y'.repeat(5000);
+  if (!write && kind === 'nul-in-text') {
+    const text = Object.keys(query).find((k) => typeof query[k] === 'string');
+    if (text) query[text] = `${query[text]}\u0000`;
+    else query.filterByBusiness = '\u0000';
+  }
   path += encodeQuery(query);
 
   let body: Buffer | undefined;

@@ -92,7 +92,7 @@ it(
     expect(internal).toEqual([]);
     // The mix reaches far: many operations succeed, every kind of request was sent.
     expect(ok2xxOps.size).toBeGreaterThan(scale(30, 50));
-    expect(byKind.size).toBe(24);
+    expect(byKind.size).toBe(26);
   },
   FULL ? 600_000 : 60_000,
 );

@@ -172,6 +172,12 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
     // By name: the bundle may hold the server's copy of the class apart from this one.
     if ((err as Error).name === 'ConfigError') throw new UsageError((err as Error).message);
     const e = err as NodeJS.ErrnoException;
+    // better-sqlite3 is an optional dependency (docs/library.md): absent after
+    // `npm install --omit=optional`, or when its native build failed.
+    if (e.code === 'MODULE_NOT_FOUND' && /better-sqlite3/.test(e.message))
+      throw new Error(
+        'the local server needs better-sqlite3, an optional dependency that is not installed (npm install --omit=optional, or its native build failed); install it with `npm install better-sqlite3` next to partner',
+      );
     if (e.code === 'EADDRINUSE')
       throw new UsageError(
         `port ${opts.port ?? 8787} on ${opts.host ?? '127.0.0.1'} is in use; pass --port N (0 picks a free one)`,

@@ -163,6 +163,9 @@ export const catalogOperations = {
     auth: 'none',
     scopes: [],
     summary: 'This OpenAPI 3.1 document, raw (no envelope, no auth)',
+    // Takes no query: a parameter is a mistake (a client's version or format switch that does
+    // not exist), answered 400 as on every other operation.
+    query: z.strictObject({}),
     response: z.record(z.string(), z.unknown()),
     raw: true,
     cli: null,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { named, stateRules } from '../json-schema.js';
 import {
   AvailableTimesLenient,
   BusinessIdIgnored,
@@ -126,3 +127,19 @@ export const Branch = z.looseObject({
   deleted_at: IsoDateTime.nullable(),
 });
 export type Branch = z.infer<typeof Branch>;
+
+// Their names in the OpenAPI document (components.schemas), which code generators name types after.
+for (const [id, schema] of Object.entries({ Branch })) named(id, schema);
+
+// Checked against the stored data (json-schema.ts, stateRules): stated on each operation.
+const BRANCH_RULES = {
+  brand_ids: "brands of the credential's business",
+  country_id: 'an existing country',
+  city_id: 'a city of that country',
+  currency_id: 'an existing currency',
+  language_id: 'an existing language',
+  price_group_id: "a price group of the credential's business",
+  visibilities: 'keys are existing provider ids',
+};
+stateRules(CreateBranchBody, BRANCH_RULES);
+stateRules(UpdateBranchBody, BRANCH_RULES);

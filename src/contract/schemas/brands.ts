@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { atLeastOneOf } from '../json-schema.js';
+import { atLeastOneOf, named, stateRules } from '../json-schema.js';
 import { BusinessIdIgnored, nonBlank, VisibilitiesMap } from './common.js';
 
 export const Brand = z.object({
@@ -49,3 +49,9 @@ export const VisibilityBody = z.strictObject({
   visibilities: VisibilitiesMap,
   business_id: BusinessIdIgnored,
 });
+
+// Their names in the OpenAPI document (components.schemas), which code generators name types after.
+for (const [id, schema] of Object.entries({ Brand, BusinessSummary, BrandListEntry, Visibility }))
+  named(id, schema);
+
+stateRules(VisibilityBody, { visibilities: 'keys are existing provider ids' });

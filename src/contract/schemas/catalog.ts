@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { atLeastOneOf } from '../json-schema.js';
+import { atLeastOneOf, named } from '../json-schema.js';
 import { BusinessIdIgnored, IsoDateTime, nonBlank } from './common.js';
 
 export const Provider = z.object({
@@ -76,3 +76,15 @@ export const City = z.object({
   time_zone: z.string(),
 });
 export const DictionaryRow = z.object({ id: z.number().int(), code: z.string(), title: z.string() });
+
+// Their names in the OpenAPI document (components.schemas), which code generators name types after.
+for (const [id, schema] of Object.entries({
+  Provider,
+  PriceGroup,
+  OrderStatus: OrderStatusRow,
+  Currency,
+  Country,
+  City,
+  DictionaryEntry: DictionaryRow,
+}))
+  named(id, schema);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { documentedAs, named } from '../json-schema.js';
 
 // Wire-level building blocks shared by every resource.
 
@@ -48,12 +49,23 @@ export const ErrorBody = z.object({ code: z.string(), message: z.string(), detai
 export const ErrorEnvelope = z.object({ request_id: z.string(), error: ErrorBody });
 
 /** 24-hour integer time: 0..2359, minutes < 60. */
-export const HourMinute = z
-  .number()
-  .int()
-  .min(0)
-  .max(2359)
-  .refine((n) => n % 100 < 60, 'minutes must be below 60');
+export const HourMinute = documentedAs(
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(2359)
+    .refine((n) => n % 100 < 60, 'minutes must be below 60'),
+  {
+    // JSON Schema has no "n % 100 < 60": one range per hour says it exactly.
+    anyOf: Array.from({ length: 24 }, (_, h) => ({
+      type: 'integer',
+      minimum: h * 100,
+      maximum: h * 100 + 59,
+    })),
+    description: 'HHMM as an integer: 0 (00:00) to 2359 (23:59), minutes below 60',
+  },
+);
 
 export const TimeSlot = z.strictObject({ startTime: HourMinute, endTime: HourMinute });
 
@@ -113,3 +125,13 @@ export function tenantQuery<S extends z.ZodRawShape>(shape: S = {} as S) {
 }
 
 export const DeletedPayload = z.object({ id: z.number().int(), deleted: z.literal(true) });
+
+// Their names in the OpenAPI document (components.schemas), which code generators name types after.
+for (const [id, schema] of Object.entries({
+  VisibilitiesMap,
+  PriceMap,
+  TimeSlot,
+  AvailableTimes,
+  Deleted: DeletedPayload,
+}))
+  named(id, schema);

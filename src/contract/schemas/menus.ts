@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { atLeastOneOf } from '../json-schema.js';
+import { atLeastOneOf, named, stateRules } from '../json-schema.js';
 import {
   AvailableTimes,
   BusinessIdIgnored,
@@ -526,4 +526,88 @@ export const OosSummary = z.object({
   came_back: z.number().int(),
   last_action: OosAction,
   last_at: z.string(),
+});
+
+// Their names in the OpenAPI document (components.schemas), which code generators name types after.
+for (const [id, schema] of Object.entries({
+  MenuSection,
+  MenuCategory,
+  MenuItem,
+  MenuModifierGroup,
+  SnapshotModifier,
+  SnapshotItem,
+  MenuSnapshot,
+  BusinessMenu,
+  Menu: GetMenuResponse,
+  MenuPublication,
+  SyncResult,
+  PublishResult,
+  ItemStockState,
+  BulkItemStockState,
+  EnableResult,
+  OosActivity,
+  OosSummary,
+}))
+  named(id, schema);
+
+// Checked against the stored menu (json-schema.ts, stateRules): stated on each operation.
+const BRAND_OF_BUSINESS = "a brand of the credential's business";
+const PROVIDER_KEYS = 'keys are existing provider ids';
+stateRules(CreateSectionBody, {
+  brand_id: BRAND_OF_BUSINESS,
+  branch_ids: 'branches carrying the brand',
+  visibilities: PROVIDER_KEYS,
+});
+stateRules(UpdateSectionBody, { visibilities: PROVIDER_KEYS });
+stateRules(CreateCategoryBody, { brand_id: BRAND_OF_BUSINESS });
+for (const body of [UpdateSectionBody, UpdateCategoryBody, UpdateModifierGroupBody])
+  stateRules(body, { brand_id: 'an entity stays in its brand: another brand_id than its own is refused' });
+const ITEM_RULES = {
+  brand_id: BRAND_OF_BUSINESS,
+  partner_item_id: 'unique among the items of the brand',
+  prices: PROVIDER_KEYS,
+  visibilities: PROVIDER_KEYS,
+  groupPrices: "keys are price groups of the credential's business",
+  category_ids: 'categories of the same brand; a modifier (onlyModifier) is in none',
+  onlyModifier: 'an item in categories cannot become a modifier',
+};
+stateRules(CreateItemBody, ITEM_RULES);
+stateRules(UpdateItemBody, {
+  ...ITEM_RULES,
+  brand_id: 'an entity stays in its brand: another brand_id than its own is refused',
+});
+stateRules(LinkCategoriesToItemBody, {
+  item_id: 'not a modifier (onlyModifier)',
+  category_ids: "categories of the item's brand",
+});
+stateRules(LinkCategoriesToSectionBody, { category_ids: "categories of the section's brand" });
+stateRules(CreateModifierGroupBody, {
+  brand_id: BRAND_OF_BUSINESS,
+  min: 'not above max',
+  max: 'not below min',
+});
+stateRules(UpdateModifierGroupBody, {
+  min: 'not above max (the stored one if not sent)',
+  max: 'not below min (the stored one if not sent)',
+});
+stateRules(LinkModifiersToGroupBody, { modifier_ids: "items of the group's brand" });
+stateRules(LinkModifierGroupToItemBody, {
+  item_ids: "items of the group's brand",
+  modifier_ids: "modifiers of the group's brand",
+  min: 'not above max',
+  max: 'not below min',
+});
+for (const body of [SyncBody, PublishBody])
+  stateRules(body, {
+    brand_id: BRAND_OF_BUSINESS,
+    branch_id: 'a branch carrying the brand',
+    branch_ids: 'branches carrying the brand',
+  });
+stateRules(SnoozeBody, { until: 'in the future' });
+stateRules(EnableBody, { branch_ids: "branches carrying the entities' brands" });
+stateRules(StocksBody, { items: 'SKUs of the brands of the branch' });
+stateRules(OosQuery, { from: 'not after to' });
+stateRules(GetMenuQuery, {
+  brand_id: 'given together with branch_id (the store menu), or neither (the business definition)',
+  branch_id: 'given together with brand_id',
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { documentedAs } from '../json-schema.js';
+import { documentedAs, named, NON_BLANK_PATTERN, stateRules } from '../json-schema.js';
 import { toStatusCode } from '../order-rules.js';
 import { STATUS_CODES, STATUS_ID, type StatusCode } from '../order-statuses.js';
 import {
@@ -163,6 +163,29 @@ export const PatchOrderStatusBody = z
         message: 'is required (non-empty) when status is CANCELLED',
       });
     }
+  })
+  // The same rule for the document: a status naming CANCELLED (its id, or its code in any of the
+  // spellings the server reads) needs a reason with a non-space character.
+  .meta({
+    if: {
+      required: ['status'],
+      properties: {
+        status: {
+          anyOf: [
+            { const: STATUS_ID.CANCELLED },
+            {
+              type: 'string',
+              pattern: `^\\s*(?:${STATUS_ID.CANCELLED}|[Cc][Aa][Nn][Cc][Ee][Ll][Ll][Ee][Dd])\\s*$`,
+            },
+          ],
+        },
+      },
+    },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then, never awaited
+    then: {
+      required: ['cancellation_reason'],
+      properties: { cancellation_reason: { type: 'string', pattern: NON_BLANK_PATTERN } },
+    },
   });
 
 export const SetOrderCommentBody = z.strictObject({
@@ -236,6 +259,14 @@ export const ORDER_EVENT_TYPES = [
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 export const OrderEventType = z.enum(ORDER_EVENT_TYPES);
 
+/** The headers of every delivery (lowercase, as Node and the Fetch API give them). */
+export const WEBHOOK_HEADERS = {
+  signature: 'x-partner-signature',
+  eventId: 'x-partner-event-id',
+  eventType: 'x-partner-event-type',
+  attempt: 'x-partner-delivery-attempt',
+} as const;
+
 /** The body of every delivery: one or more orders of one (brand, branch), each the order read. */
 export const OrderEventPayload = z.object({
   brand_id: z.number().int(),
@@ -243,3 +274,16 @@ export const OrderEventPayload = z.object({
   orders: z.array(Order).min(1),
 });
 export type OrderEventPayload = z.infer<typeof OrderEventPayload>;
+
+// Their names in the OpenAPI document (components.schemas), which code generators name types after.
+for (const [id, schema] of Object.entries({
+  Order,
+  CartLine,
+  CartModifier,
+  Customer,
+  StatusHistoryEntry,
+  OrderEventPayload,
+}))
+  named(id, schema);
+
+stateRules(ListOrdersQuery, { from: 'not after to' });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { named } from '../json-schema.js';
 import { IsoDateTime, queryInt } from './common.js';
 import { ORDER_EVENT_TYPES } from './orders.js';
 
@@ -109,3 +110,6 @@ export const DeliveryFeed = z.object({
   /** Pass as since and after_id for the changes after these; null when there were none. */
   next: DeliveryCursor.nullable(),
 });
+
+// Their names in the OpenAPI document (components.schemas), which code generators name types after.
+for (const [id, schema] of Object.entries({ Webhook, WebhookEvent })) named(id, schema);

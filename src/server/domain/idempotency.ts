@@ -1,7 +1,8 @@
 import crypto, { createHash } from 'node:crypto';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-export const IDEMPOTENCY_KEY_MAX = 64;
+// The key's rule is the contract's: the OpenAPI document states the same pattern.
+export { IDEMPOTENCY_KEY_MAX, idempotencyKeyProblem as validKey } from '../../contract/idempotency-key.js';
 
 export const MAX_BODY_DEPTH = 64;
 
@@ -70,9 +71,4 @@ export function decide(stored: StoredResponse | undefined, fp: string, now: numb
 /** 5xx and 429 answers are not kept: the client is meant to retry them with the same key. */
 export function isStorable(status: number): boolean {
   return status < 500 && status !== 429;
-}
-
-export function validKey(key: string | undefined): 'missing' | 'too_long' | 'ok' {
-  if (key === undefined || key.trim() === '') return 'missing';
-  return key.length > IDEMPOTENCY_KEY_MAX ? 'too_long' : 'ok';
 }

@@ -377,6 +377,10 @@ export function buildApp(
         throw new ApiError('request_invalid', 'Idempotency-Key is longer than 64 characters', [
           { path: ['header', 'Idempotency-Key'], message: 'at most 64 characters' },
         ]);
+      if (v === 'not_ascii')
+        throw new ApiError('request_invalid', 'Idempotency-Key must be printable ASCII', [
+          { path: ['header', 'Idempotency-Key'], message: 'printable ASCII characters only (0x20–0x7E)' },
+        ]);
       const at = services.now();
       const begun = await store.claims.begin(cred.key, k!, at);
       if (begun.kind === 'in_flight') {
