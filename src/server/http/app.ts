@@ -20,12 +20,15 @@ import { ApiError, type FieldIssue } from '../errors.js';
 import { CredentialAuth, checkOperator, type AuthedCredential } from './auth.js';
 import { decodedBody, hasBody } from './content-encoding.js';
 import { illFormedString, registerStrictJson } from './json-body.js';
+import { BodyBudget } from './body-reader.js';
 import type { HandlerTable, PartnerCtx, Services } from '../handlers/context.js';
 import { RawJson, SharedJson } from '../handlers/context.js';
 import type { Tx } from '../store/store.js';
 import { attachRequestLog, keepAnswer } from '../services/request-log.js';
 
 export const BODY_LIMIT = 1024 * 1024;
+/** Bytes of request bodies read at once over all requests (body-reader.ts): 8 bodies at the limit. */
+export const BODY_BUDGET = 8 * BODY_LIMIT;
 /** Longer than any request line Node accepts (its header block is 16 KiB). */
 const MAX_PARAM_LENGTH = 16 * 1024;
 
@@ -215,6 +218,7 @@ export function buildApp(
     opts.logErrors ??
     ((err: unknown) => process.stderr.write(`partner server: ${String((err as Error)?.stack ?? err)}\n`));
   const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+  const bodies = new BodyBudget(BODY_BUDGET);
   const app = Fastify({
     logger: false,
     // Node's own bounds, checked often enough that a short bound (in tests) is kept closely. A
@@ -269,7 +273,7 @@ export function buildApp(
   });
   // Only JSON bodies: Fastify would otherwise parse text/plain into a string (→ 400, not 415).
   app.removeContentTypeParser('text/plain');
-  registerStrictJson(app);
+  registerStrictJson(app, { limit: BODY_LIMIT, budget: bodies });
   if (services.requestLog) attachRequestLog(app, services.requestLog, services.now);
   const { store } = services;
 
