@@ -7,6 +7,9 @@ import { ApiError } from '../errors.js';
 // objects are unmapped when collected. And the bytes of bodies being read at once are bounded
 // (BodyBudget), so a burst of large bodies waits for room instead of all being held together.
 
+/** The most bytes of (decoded) request body accepted: past it, 413 request_too_large. */
+export const BODY_LIMIT = 1024 * 1024;
+
 /** Bodies declared this small are read without a reservation (connections bound their number). */
 export const SMALL_BODY = 64 * 1024;
 
