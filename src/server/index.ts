@@ -8,7 +8,7 @@ import { CredentialAuth } from './http/auth.js';
 import { RequestLog, type RequestLogLimits } from './services/request-log.js';
 import { Dispatcher } from './delivery/dispatcher.js';
 import { Sealer } from './security/sealed.js';
-import { newToken } from './security/secrets.js';
+import { CREDENTIAL_SECRETS, newToken, SecretHasher } from './security/secrets.js';
 import { checkSealKey } from './security/seal-check.js';
 import { requireSharedSecrets } from './config.js';
 import { type SeededCredential, seedDemo } from './seed/demo.js';
@@ -108,6 +108,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     logErrors,
   });
   const store = opened.store;
+  const sealer = opts.sealKey ? new Sealer(opts.sealKey) : Sealer.fromFile(join(opts.dataDir, 'secret.key'));
+  const secrets = new SecretHasher(sealer.derive(CREDENTIAL_SECRETS));
   const services: AppServices & { db: Db } = {
     get db(): Db {
       if (!opened.sqlite)
@@ -121,18 +123,20 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       opened.backend === 'postgres'
         ? new SharedCredentialAuth(
             store,
+            secrets,
             (key) => opened.peek((tx) => tx.credentials.get(key)),
             opened.admitCredential!,
             now,
             opts.authThrottle,
           )
-        : new CredentialAuth(store, now, opts.authThrottle),
+        : new CredentialAuth(store, secrets, now, opts.authThrottle),
     // Given (shared by all instances), else kept across restarts so `partner operator …` keeps
     // working against the same data dir.
     operatorToken: opts.operatorToken ?? previous.operator_token ?? newToken('op_', 24),
     version: opts.version ?? '0.0.0',
     retrySchedule: opts.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
-    sealer: opts.sealKey ? new Sealer(opts.sealKey) : Sealer.fromFile(join(opts.dataDir, 'secret.key')),
+    sealer,
+    secrets,
     menuRenders: new MenuRenderCache(),
     requestLog: new RequestLog(opts.requestLog),
   };

@@ -4,6 +4,7 @@ import { CredentialAuth } from './http/auth.js';
 import type { RateDecision } from './domain/rate-limit.js';
 import type { CredentialRow } from './store/credentials-repo.js';
 import type { Store } from './store/store.js';
+import type { SecretHasher } from './security/secrets.js';
 
 const MAX_KNOWN = 10_000;
 
@@ -38,6 +39,7 @@ export class SharedCredentialAuth extends CredentialAuth {
 
   constructor(
     store: Store,
+    secrets: SecretHasher,
     /** Reads a credential's row as committed now (PgStore.peek: one round trip). */
     private readonly currentRow: (key: string) => Promise<CredentialRow | undefined>,
     /**
@@ -51,7 +53,7 @@ export class SharedCredentialAuth extends CredentialAuth {
     now: () => number,
     limits: Partial<AuthThrottleLimits> = {},
   ) {
-    super(store, now, limits);
+    super(store, secrets, now, limits);
   }
 
   /**

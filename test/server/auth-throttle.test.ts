@@ -1,9 +1,12 @@
+import { randomBytes, scryptSync } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, startTestServer, type TestServer } from '../helpers/server.js';
 
-// Issue 12, defect 3: wrong-secret guesses were never throttled. Each costs a scrypt hash
-// (tens of ms of CPU); a flood pushed a legitimate credential's first request from 40 ms to 1.5 s.
+// Issue 12, defect 3: wrong-secret guesses were never throttled. Each cost a scrypt hash (tens of
+// ms of CPU); a flood pushed a legitimate credential's first request from 40 ms to 1.5 s. Secrets
+// are HMAC now (issue 24); the budgets stay, and scrypt hashes of earlier versions, still checked
+// until their next success, keep the bound on hashes at once.
 
 /** GET /v1/partner/brands from a chosen loopback address (127.0.0.2 stands for another client). */
 function get(
@@ -120,7 +123,7 @@ describe('hashing cost and concurrency', () => {
   });
   afterAll(() => s.close());
 
-  it('an unknown key costs one hash, like a wrong secret (timing does not tell keys apart)', async () => {
+  it('an unknown key costs one verification, like a wrong secret (timing does not tell keys apart)', async () => {
     const stats = s.server.services.auth.stats;
     const time = async (cred: { key: string; secret: string }) => {
       const before = stats.verifications;
@@ -140,14 +143,18 @@ describe('hashing cost and concurrency', () => {
     console.log(
       `auth failure cost: unknown key median ${median(unknown).toFixed(1)} ms, wrong secret median ${median(wrong).toFixed(1)} ms`,
     );
-    // Both pay the scrypt hash: neither is an order of magnitude cheaper than the other.
-    expect(median(unknown)).toBeGreaterThan(median(wrong) / 3);
-    expect(median(wrong)).toBeGreaterThan(median(unknown) / 3);
+    // Each was one verification (counted in time() above): one HMAC, compared in constant time
+    // against the stored MAC or, for an unknown key, a dummy (SecretHasher.unknownKey). Microseconds
+    // either way, so the medians printed are the HTTP round trip's noise; no ratio is asserted.
   });
 
-  it('at most 2 hashes run at once; beyond the bounded queue, 429 at once', async () => {
+  it('at most 2 scrypt hashes (of an earlier version) run at once; beyond the bounded queue, 429 at once', async () => {
+    const cred = await s.issueCredential({ businessId: s.credential.businessId, scopes: ['brands:read'] });
+    const salt = randomBytes(16);
+    const old = `scrypt$16384$8$1$${salt.toString('base64')}$${scryptSync(cred.secret, salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64')}`;
+    await s.exec(`UPDATE credentials SET secret_hash = '${old}' WHERE key = '${cred.key}'`);
     const results = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => get(s, { key: s.credential.key, secret: `parallel-${i}` })),
+      Array.from({ length: 30 }, (_, i) => get(s, { key: cred.key, secret: `parallel-${i}` })),
     );
     const codes = results.map((r) => r.status);
     expect(s.server.services.auth.stats.maxConcurrent).toBeLessThanOrEqual(2);
@@ -220,9 +227,11 @@ describe('a flood of wrong guesses', () => {
     // The hash counts above are the guarantee; this bound only catches a regression to unbounded
     // queueing (attacker, server and this client share one busy process here).
     expect(firstRequestMs).toBeLessThan(5_000);
-    // The legitimate requests were never hashed (100 of them, fewer hashes than that in all),
-    // and answer in the same league as without the flood (a loose bound: CI machines are busy).
+    // The legitimate requests were never verified again (100 of them, fewer verifications than
+    // that in all). Their latency is printed, not bounded: attacker, server and this client share
+    // one event loop here, so it measures the flood's own load on this process (with scrypt the
+    // attackers' first guesses queued for hashing slots and the sample partly missed the flood;
+    // with HMAC they are answered at once). Speed belongs in `npm run bench`.
     expect(verified).toBeLessThan(during.length);
-    expect(pct(during, 0.5)).toBeLessThan(100);
   }, 30_000);
 });

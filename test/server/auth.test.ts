@@ -129,17 +129,18 @@ describe('revoke and rotation', () => {
     const text = JSON.stringify(r.body);
     expect(text).not.toContain(s.credential.secret);
     expect(text).not.toContain('scrypt');
+    expect(text).not.toContain('hmac-sha256');
     expect(r.body.data[0]).not.toHaveProperty('secret');
   });
 });
 
 describe('secrets at rest', () => {
-  it('stores only scrypt hashes', async () => {
+  it('stores only keyed hashes (HMAC-SHA-256)', async () => {
     const rows = (await s.rows<{ secret_hash: string }>('SELECT secret_hash FROM credentials')).map(
       (r) => r.secret_hash,
     );
     expect(rows.length).toBeGreaterThan(0);
-    for (const h of rows) expect(h).toMatch(/^scrypt\$16384\$8\$1\$/);
+    for (const h of rows) expect(h).toMatch(/^hmac-sha256\$[A-Za-z0-9+/]{43}=$/);
     const dump = JSON.stringify(await s.rows('SELECT * FROM credentials'));
     expect(dump).not.toContain(s.credential.secret);
   });

@@ -2,6 +2,7 @@ import type { OperationId, Operations } from '../../contract/operations.js';
 import type { OperationInput, OperationOutput, OperationSpec } from '../../contract/operation.js';
 import type { AuthedCredential } from '../domain/auth.js';
 import type { Sealer } from '../security/sealed.js';
+import type { SecretHasher } from '../security/secrets.js';
 import type { MenuRenderCache } from '../services/menus/publish.js';
 import type { Store, TenantTx } from '../store/store.js';
 import type { RequestLog } from '../services/request-log.js';
@@ -22,6 +23,8 @@ export interface Services {
   menuRenders: MenuRenderCache;
   /** Seals webhook signing keys at rest. */
   sealer: Sealer;
+  /** Hashes partner credential secrets for storage (a key derived from the seal key). */
+  secrets: SecretHasher;
   /** The webhook dispatcher, when running: operator actions wake it. */
   dispatcher?: { kick(): void };
   /** The bounded log of answered requests (`partner logs tail`); absent, nothing is logged. */

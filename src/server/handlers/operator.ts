@@ -39,10 +39,17 @@ export const operatorHandlers: HandlersFor<
   operatorListCredentials: async ({ store }, { query }) =>
     (await store.read((tx) => tx.credentials.list(query.business_id))).map(credentialOut),
 
-  operatorCreateCredential: ({ services }, { body }) => issueCredential(services.store, body, services.now),
+  operatorCreateCredential: ({ services }, { body }) =>
+    issueCredential(services.store, services.secrets, body, services.now),
 
   operatorRotateCredential: async ({ services }, { params, body }) => {
-    const out = await rotateCredential(services.store, params.key, body.grace_seconds, services.now);
+    const out = await rotateCredential(
+      services.store,
+      services.secrets,
+      params.key,
+      body.grace_seconds,
+      services.now,
+    );
     services.auth.invalidate(params.key);
     return out;
   },

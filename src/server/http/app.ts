@@ -1,6 +1,5 @@
 import { createServer } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { z } from 'zod';
 import { ERROR_CATALOGUE } from '../../contract/errors.js';
 import type { OperationSpec } from '../../contract/operation.js';
 import { OPERATION_LIST } from '../../contract/operations.js';
@@ -11,21 +10,26 @@ import {
   type IdempotencyDecision,
   isStorable,
   type StoredResponse,
-  MAX_BODY_DEPTH,
-  nestsDeeperThan,
   validKey,
 } from '../domain/idempotency.js';
 import { AllowedMethods } from './allowed-methods.js';
-import { ApiError, type FieldIssue } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { CredentialAuth, checkOperator, type AuthedCredential } from './auth.js';
 import { decodedBody, hasBody } from './content-encoding.js';
-import { illFormedString, registerStrictJson } from './json-body.js';
+import { registerStrictJson } from './json-body.js';
+import { BODY_LIMIT, BodyBudget } from './body-reader.js';
+import { errorJson, fromFastifyError, sendData, sendDataBytes, sendError } from './envelope.js';
+import { genReqId } from './request-id.js';
+import { validInput } from './validate.js';
+
+export { BODY_LIMIT };
 import type { HandlerTable, PartnerCtx, Services } from '../handlers/context.js';
 import { RawJson, SharedJson } from '../handlers/context.js';
 import type { Tx } from '../store/store.js';
-import { attachRequestLog, keepAnswer } from '../services/request-log.js';
+import { attachRequestLog } from '../services/request-log.js';
 
-export const BODY_LIMIT = 1024 * 1024;
+/** Bytes of request bodies read at once over all requests (body-reader.ts): 8 bodies at the limit. */
+export const BODY_BUDGET = 8 * BODY_LIMIT;
 /** Longer than any request line Node accepts (its header block is 16 KiB). */
 const MAX_PARAM_LENGTH = 16 * 1024;
 
@@ -36,117 +40,6 @@ declare module 'fastify' {
     idemStored?: { answer: StoredResponse; at: number };
     /** The claim on the Idempotency-Key, while this request holds one. */
     idemClaim?: { release(): Promise<void>; unit?: Promise<unknown>; recheck: boolean };
-  }
-}
-
-let seq = 0;
-const prefix = Math.random().toString(36).slice(2, 8);
-const genReqId = () => `req_${prefix}${(++seq).toString(36).padStart(6, '0')}`;
-
-function sendData(reply: FastifyReply, status: number, dataJson: string): FastifyReply {
-  return reply
-    .code(status)
-    .type('application/json; charset=utf-8')
-    .send(`{"request_id":"${reply.request.id}","data":${dataJson}}`);
-}
-
-const CLOSE = Buffer.from('}');
-
-/**
- * The envelope around shared bytes, written in three pieces so the shared part is never copied
- * (Fastify's send takes one payload). The reply is taken over from Fastify: its headers so far are
- * kept, the request log is handed the answer its onSend hook would have seen, and onResponse
- * hooks still run when the answer is done.
- */
-function sendDataBytes(reply: FastifyReply, status: number, data: Buffer, closing: boolean): void {
-  const head = Buffer.from(`{"request_id":"${reply.request.id}","data":`);
-  const pieces = [head, data, CLOSE];
-  keepAnswer(reply.request, pieces);
-  reply.hijack();
-  const res = reply.raw;
-  const headers = reply.getHeaders();
-  headers['content-type'] = 'application/json; charset=utf-8';
-  headers['content-length'] = String(head.length + data.length + CLOSE.length);
-  if (closing) headers.connection = 'close';
-  res.writeHead(status, headers as Record<string, string>);
-  if (reply.request.method === 'HEAD') {
-    res.end();
-    return;
-  }
-  res.cork();
-  res.write(head);
-  res.write(data);
-  res.end(CLOSE);
-}
-
-function sendError(reply: FastifyReply, status: number, errorJson: string): FastifyReply {
-  return reply
-    .code(status)
-    .type('application/json; charset=utf-8')
-    .send(`{"request_id":"${reply.request.id}","error":${errorJson}}`);
-}
-
-function errorJson(e: ApiError): string {
-  return JSON.stringify({
-    code: e.code,
-    message: e.message,
-    ...(e.details === undefined ? {} : { details: e.details }),
-  });
-}
-
-function issues(err: z.ZodError, root: string): FieldIssue[] {
-  return err.issues.map((i) => ({
-    path: [root, ...i.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
-    // A bad map key: zod says only "Invalid key in record"; the key's own rule says why.
-    message: i.code === 'invalid_key' && i.issues[0] ? i.issues[0].message : i.message,
-  }));
-}
-
-function parsePart(schema: z.ZodType | undefined, value: unknown, root: string, out: FieldIssue[]): unknown {
-  if (!schema) return {};
-  // A path or query may carry %00 too: refused as in a body, before any store sees it.
-  const bad = root === 'body' ? undefined : illFormedString(value);
-  if (bad) {
-    out.push({ path: [root, ...bad.path], message: bad.why });
-    return undefined;
-  }
-  const r = schema.safeParse(value ?? {});
-  if (r.success) return r.data;
-  out.push(...issues(r.error, root));
-  return undefined;
-}
-
-/** Maps Fastify's own failures (body parsing, limits) onto the catalogue. */
-function fromFastifyError(err: { code?: string; statusCode?: number; message: string }): ApiError {
-  switch (err.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('request_too_large', `request body is larger than ${BODY_LIMIT} bytes`);
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError(
-        'request_unsupported_media_type',
-        'request body must be sent as Content-Type: application/json',
-      );
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ApiError('request_invalid', 'Content-Type is application/json but the body is empty', [
-        { path: ['body'], message: 'empty' },
-      ]);
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new ApiError('request_invalid', `malformed JSON body: ${err.message}`, [
-        { path: ['body'], message: `malformed JSON: ${err.message}` },
-      ]);
-    case 'FST_ERR_BAD_URL':
-      return new ApiError('request_invalid', 'the URL is not valid (a bad percent-encoding?)', [
-        { path: ['url'], message: 'not a valid URL' },
-      ]);
-    case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new ApiError('request_invalid', 'a path segment is too long', [
-        { path: ['url'], message: 'a path segment is too long' },
-      ]);
-    default:
-      if (err.statusCode === 400) return new ApiError('request_invalid', err.message);
-      if (err.statusCode === 413) return new ApiError('request_too_large');
-      if (err.statusCode === 415) return new ApiError('request_unsupported_media_type');
-      return new ApiError('internal_error');
   }
 }
 
@@ -171,14 +64,6 @@ type WriteOutcome =
   | { kind: 'done'; json: string }
   | { kind: 'failed'; err: unknown };
 const NO_QUERY = tenantQuery();
-
-function isJsonObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function jsonType(v: unknown): string {
-  return v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`;
-}
 
 /** How long a client may take to send its request, and to keep an idle connection open. */
 export interface HttpTimeouts {
@@ -215,6 +100,7 @@ export function buildApp(
     opts.logErrors ??
     ((err: unknown) => process.stderr.write(`partner server: ${String((err as Error)?.stack ?? err)}\n`));
   const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+  const bodies = new BodyBudget(BODY_BUDGET);
   const app = Fastify({
     logger: false,
     // Node's own bounds, checked often enough that a short bound (in tests) is kept closely. A
@@ -272,7 +158,7 @@ export function buildApp(
   });
   // Only JSON bodies: Fastify would otherwise parse text/plain into a string (→ 400, not 415).
   app.removeContentTypeParser('text/plain');
-  registerStrictJson(app);
+  registerStrictJson(app, { limit: BODY_LIMIT, budget: bodies });
   if (services.requestLog) attachRequestLog(app, services.requestLog, services.now);
   const { store } = services;
 
@@ -427,38 +313,7 @@ export function buildApp(
         return payload;
       },
       handler: async (req, reply) => {
-        if (op.body && req.body !== undefined && !isJsonObject(req.body)) {
-          throw new ApiError('request_invalid', 'the body must be a JSON object', [
-            { path: ['body'], message: `expected a JSON object, got ${jsonType(req.body)}` },
-          ]);
-        }
-        if (nestsDeeperThan(req.body, MAX_BODY_DEPTH)) {
-          throw new ApiError('request_invalid', `body nests deeper than ${MAX_BODY_DEPTH} levels`, [
-            { path: ['body'], message: `nested deeper than ${MAX_BODY_DEPTH} levels` },
-          ]);
-        }
-        const bad: FieldIssue[] = [];
-        const input = {
-          params: parsePart(op.params, req.params, 'params', bad),
-          query: parsePart(query, req.query, 'query', bad),
-          body: op.body ? parsePart(op.body, req.body, 'body', bad) : undefined,
-        };
-        // An empty object is tolerated (some clients always send one); anything else is a mistake.
-        if (
-          !op.body &&
-          write &&
-          req.body !== undefined &&
-          !(isJsonObject(req.body) && Object.keys(req.body).length === 0)
-        ) {
-          bad.push({ path: ['body'], message: 'this operation takes no body' });
-        }
-        // Validation failures are not stored against the Idempotency-Key: the client may fix and resend.
-        if (bad.length > 0)
-          throw new ApiError(
-            'request_invalid',
-            `invalid request: ${bad.map((b) => `${b.path.join('.')}: ${b.message}`).join('; ')}`,
-            bad,
-          );
+        const input = validInput(op, query, req);
 
         const now = services.now();
 

@@ -6,7 +6,7 @@ import {
   spend,
 } from '../domain/auth-throttle.js';
 import type { Bucket, RateDecision } from '../domain/rate-limit.js';
-import { dummyHash, safeEqual, sha256, verifySecret } from '../security/secrets.js';
+import { SecretHasher, safeEqual, sha256 } from '../security/secrets.js';
 import type { Scope } from '../../contract/scopes.js';
 import type { Store } from '../store/store.js';
 import { ApiError } from '../errors.js';
@@ -31,31 +31,32 @@ function remember(map: Map<string, Bucket>, id: string, b: Bucket): void {
 }
 
 /**
- * Verifies Basic credentials against scrypt hashes and caches successes by a digest of the
- * header, so hashing is off the hot path. Every operator change to a credential calls
- * `invalidate`, so a revoke, rotation or scope change takes effect on the next request.
+ * Verifies Basic credentials against their stored keyed hashes (security/secrets.ts) and caches
+ * successes by a digest of the header: a cached request costs one one-shot SHA-256 and no store
+ * read. Every operator change to a credential calls `invalidate`, so a revoke, rotation or scope
+ * change takes effect on the next request.
  *
  * Guessing is bounded: failed verifications spend a budget per key and per client address, and
- * while either is spent requests answer 429 before any hashing; at most `maxConcurrentHashes`
- * scrypt computations run at once (a bounded queue waits, beyond it 429). A cached credential
- * never reaches either, so a flood of wrong guesses does not slow it down.
+ * while either is spent requests answer 429 before any verification. A cached credential never
+ * reaches it, so a flood of wrong guesses does not slow it down. A hash of an earlier version
+ * (scrypt, tens of ms and a 16 MiB buffer) is checked at most `maxConcurrentHashes` at a time (a
+ * bounded queue waits, beyond it 429) and rewritten as HMAC once it matches.
  */
 export class CredentialAuth {
   private readonly cache = new Map<string, CacheEntry>();
-  private readonly pending = new Map<string, { gen: number; result: Promise<CacheEntry | undefined> }>();
   /** Bumped by every operator change to a credential key. */
   private readonly generations = new Map<string, number>();
   private readonly keyFailures = new Map<string, Bucket>();
   private readonly addressFailures = new Map<string, Bucket>();
   private readonly limits: AuthThrottleLimits;
-  private readonly dummy = dummyHash();
   private hashing = 0;
   private readonly waiting: (() => void)[] = [];
-  /** What tests and operators can read: verifications run, and the most that ran at once. */
+  /** What tests and operators can read: verifications run, scrypt checks at once at most, 429s. */
   readonly stats = { verifications: 0, maxConcurrent: 0, throttled: 0 };
 
   constructor(
     private readonly store: Store,
+    private readonly secrets: SecretHasher,
     private readonly now: () => number,
     limits: Partial<AuthThrottleLimits> = {},
   ) {
@@ -82,24 +83,11 @@ export class CredentialAuth {
     }
     if (!entry) {
       this.checkBudgets(parsed.key, client);
-      // A verification reads the row, then hashes for tens of ms. If the operator changes the
-      // credential meanwhile (generation bumped), that result is stale: verify again, and never
-      // cache a result older than the latest change.
+      // If the operator changes the credential while its row is read (generation bumped), that
+      // result is stale: verify again, and never cache a result older than the latest change.
       for (let tries = 0; ; tries++) {
         const gen = this.generation(parsed.key);
-        let p = this.pending.get(id);
-        if (!p || p.gen !== gen) {
-          const fresh = this.withHashSlot(() => this.verify(parsed.key, parsed.secret));
-          p = { gen, result: fresh };
-          this.pending.set(id, p);
-          const mine = p;
-          const done = () => {
-            if (this.pending.get(id) === mine) this.pending.delete(id);
-          };
-          // Its failure is the caller's to handle (below); this one only tidies up.
-          fresh.then(done, done);
-        }
-        entry = await p.result;
+        entry = await this.verify(parsed.key, parsed.secret);
         if (this.generation(parsed.key) === gen) break;
         if (tries >= 3)
           throw new ApiError('auth_invalid_credential', 'credential changed during verification; retry');
@@ -196,27 +184,35 @@ export class CredentialAuth {
   private async verify(key: string, secret: string): Promise<CacheEntry | undefined> {
     this.stats.verifications++;
     const row = await this.store.read((tx) => tx.credentials.get(key));
-    if (!row) {
-      // As expensive as a wrong secret for a key that exists.
-      await verifySecret(secret, this.dummy);
-      return undefined;
-    }
+    if (!row) return this.secrets.unknownKey(secret) || undefined;
     const cred: AuthedCredential = {
       key: row.key,
       businessId: row.business_id,
       scopes: row.scopes,
       rateLimit: row.rate_limit,
     };
-    if (await verifySecret(secret, row.secret_hash))
+    if (await this.check(key, secret, row.secret_hash))
       return { cred, revoked: row.revoked_at !== null, validUntil: null };
     if (
       row.prev_secret_hash &&
       previousSecretValid(row.prev_valid_until, this.now()) &&
-      (await verifySecret(secret, row.prev_secret_hash))
+      (await this.check(key, secret, row.prev_secret_hash))
     ) {
       return { cred, revoked: row.revoked_at !== null, validUntil: row.prev_valid_until };
     }
     return undefined;
+  }
+
+  /**
+   * One stored hash: HMAC at once; an earlier version's scrypt hash in a hashing slot, rewritten
+   * as HMAC when it matches (a failed rewrite is tried again on the next successful check).
+   */
+  private async check(key: string, secret: string, stored: string): Promise<boolean> {
+    if (SecretHasher.isCurrent(stored)) return this.secrets.matches(secret, stored);
+    const { ok, upgrade } = await this.withHashSlot(() => this.secrets.verify(secret, stored));
+    if (upgrade)
+      await this.store.write((tx) => tx.credentials.upgradeHash(key, stored, upgrade)).catch(() => undefined);
+    return ok;
   }
 
   private generation(key: string): number {

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../domain/idempotency.js';
 import { ApiError } from '../errors.js';
+import { type BodyBudget, readBodyText } from './body-reader.js';
 
-// JSON bodies are read as bytes and decoded strictly: Fastify's default parser decodes with
-// replacement, so a 0xFF byte would be stored as U+FFFD and the client never told.
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// JSON bodies are decoded strictly: Fastify's default parser decodes with replacement, so a 0xFF
+// byte would be stored as U+FFFD and the client never told.
 
 type NotText = { path: (string | number)[]; why: string };
 
@@ -67,38 +66,38 @@ const tooDeep = () =>
     { path: ['body'], message: `nested deeper than ${MAX_BODY_DEPTH} levels` },
   ]);
 
-/** Replaces the application/json parser with one that refuses invalid UTF-8, lone surrogates and U+0000. */
-export function registerStrictJson(app: FastifyInstance): void {
+/**
+ * Replaces the application/json parser with one that reads the body as text as it arrives
+ * (body-reader.ts: no whole-body buffer, bounded bytes at once) and refuses invalid UTF-8, lone
+ * surrogates and U+0000.
+ */
+export function registerStrictJson(app: FastifyInstance, o: { limit: number; budget?: BodyBudget }): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
-    let text: string;
-    try {
-      text = utf8.decode(body as Buffer);
-    } catch {
-      done(
-        new ApiError('request_invalid', 'the body is not valid UTF-8', [
-          { path: ['body'], message: 'not valid UTF-8' },
-        ]),
-        undefined,
-      );
-      return;
-    }
-    // Before parsing: a deep body would cost its whole tree in memory first.
-    if (textNestsDeeperThan(text, MAX_BODY_DEPTH)) return done(tooDeep(), undefined);
-    parseJson(req, text, (err, value) => {
-      if (err) return done(err, undefined);
-      // Depth first: it bounds the walk below (which copies paths) to MAX_BODY_DEPTH per string.
-      if (nestsDeeperThan(value, MAX_BODY_DEPTH)) return done(tooDeep(), undefined);
-      const bad = illFormedString(value);
-      if (bad) {
-        const path = ['body', ...bad.path];
-        return done(
-          new ApiError('request_invalid', `${path.join('.')}: ${bad.why}`, [{ path, message: bad.why }]),
-          undefined,
-        );
-      }
-      done(null, value);
-    });
+  app.addContentTypeParser('application/json', (req, payload, done) => {
+    const enc = req.headers['content-encoding']?.trim().toLowerCase();
+    const length = Number(req.headers['content-length']);
+    const declared = (!enc || enc === 'identity') && Number.isFinite(length) ? length : undefined;
+    readBodyText(payload, { limit: o.limit, declared, budget: o.budget }).then(
+      (text) => {
+        // Before parsing: a deep body would cost its whole tree in memory first.
+        if (textNestsDeeperThan(text, MAX_BODY_DEPTH)) return done(tooDeep(), undefined);
+        parseJson(req, text, (err, value) => {
+          if (err) return done(err, undefined);
+          // Depth first: it bounds the walk below (which copies paths) to MAX_BODY_DEPTH per string.
+          if (nestsDeeperThan(value, MAX_BODY_DEPTH)) return done(tooDeep(), undefined);
+          const bad = illFormedString(value);
+          if (bad) {
+            const path = ['body', ...bad.path];
+            return done(
+              new ApiError('request_invalid', `${path.join('.')}: ${bad.why}`, [{ path, message: bad.why }]),
+              undefined,
+            );
+          }
+          done(null, value);
+        });
+      },
+      (err: Error) => done(err, undefined),
+    );
   });
 }

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 /**
@@ -17,6 +17,14 @@ export class Sealer {
     const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
     if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte key`);
     return new Sealer(key);
+  }
+
+  /**
+   * A key for another purpose derived from this one (HKDF-SHA-256, `purpose` as its info), so one
+   * key file or one shared setting serves both and every instance given the seal key agrees.
+   */
+  derive(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), purpose, 32));
   }
 
   seal(plain: string): string {

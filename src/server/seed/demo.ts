@@ -74,7 +74,12 @@ export async function seedDemo(services: Services): Promise<SeededCredential[]> 
   await seedDemoMenus(services, businesses);
   await seedDemoOrders(services, businesses);
   for (const b of businesses) {
-    const c = await issueCredential(services.store, { business_id: b.id, scopes: SCOPES }, services.now);
+    const c = await issueCredential(
+      services.store,
+      services.secrets,
+      { business_id: b.id, scopes: SCOPES },
+      services.now,
+    );
     out.push({ business_id: b.id, business_title: b.title, key: c.key, secret: c.secret });
   }
   return out;

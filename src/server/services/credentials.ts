@@ -1,8 +1,8 @@
-// Businesses and credentials: what the operator handlers and the demo seed both call. Hashing a
-// secret is slow, so it happens before the unit of work that stores it.
+// Businesses and credentials: what the operator handlers and the demo seed both call. A secret is
+// hashed before the unit of work that stores it (a unit awaits nothing but the store).
 import { DEFAULT_ROTATION_GRACE_S } from '../domain/auth.js';
 import { invalidField, notFound } from '../errors.js';
-import { hashSecret, newToken } from '../security/secrets.js';
+import { newToken, type SecretHasher } from '../security/secrets.js';
 import type { BusinessRow, CredentialRow, NewBusiness } from '../store/credentials-repo.js';
 import type { Store, Tx } from '../store/store.js';
 
@@ -38,12 +38,13 @@ export async function credentialOf(tx: Tx, key: string): Promise<CredentialRow> 
 /** Issues a credential: the only time its secret exists in plaintext. */
 export async function issueCredential(
   store: Store,
+  secrets: SecretHasher,
   input: { business_id: number; scopes: readonly string[]; rate_limit?: number | undefined },
   now: () => number,
 ) {
   const key = newToken('pk_', 12);
   const secret = newToken('sk_', 24);
-  const hash = await hashSecret(secret);
+  const hash = secrets.hash(secret);
   const row = await store.write(async (tx) => {
     await requireBusiness(tx, input.business_id);
     await tx.credentials.insert(
@@ -64,13 +65,14 @@ export async function issueCredential(
 /** A new secret; the old one keeps working for `graceSeconds` (0: stops at once). */
 export async function rotateCredential(
   store: Store,
+  secrets: SecretHasher,
   key: string,
   graceSeconds: number | undefined,
   now: () => number,
 ) {
   await store.read((tx) => credentialOf(tx, key));
   const secret = newToken('sk_', 24);
-  const hash = await hashSecret(secret);
+  const hash = secrets.hash(secret);
   const grace = graceSeconds ?? DEFAULT_ROTATION_GRACE_S;
   const row = await store.write(async (tx) => {
     await credentialOf(tx, key);

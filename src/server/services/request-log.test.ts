@@ -265,3 +265,12 @@ describe('long polls', () => {
     await Promise.all(held);
   });
 });
+
+describe('maskedJson with a cut', () => {
+  it('takes no string longer than the cut (a 900 KiB field is not copied whole) and still masks secrets', () => {
+    const body = { title: 'x'.repeat(900 * 1024), nested: [{ secret: 'sk_live' }], short: 'ok' };
+    const text = maskedJson(body, 16);
+    expect(text).toBe(`{"title":"${'x'.repeat(16)}","nested":[{"secret":"***"}],"short":"ok"}`);
+    expect(maskedJson(body)).toHaveLength(JSON.stringify({ ...body, nested: [{ secret: '***' }] }).length);
+  });
+});

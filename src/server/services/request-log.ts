@@ -182,9 +182,18 @@ export function cut(s: string, max: number): { text: string; truncated: boolean 
 const replacer = (key: string, value: unknown) =>
   key !== '' && value !== null && SECRET_NAME.test(key) ? MASK : value;
 
-/** JSON text of a parsed body with every field named like a secret masked. */
-export function maskedJson(value: unknown): string {
-  return JSON.stringify(value, replacer) ?? 'null';
+/**
+ * JSON text of a parsed body with every field named like a secret masked. With `maxChars`, no
+ * string is taken longer than that (the text is cut there anyway): a 900 KiB field is not copied
+ * whole into a second string only to be cut.
+ */
+export function maskedJson(value: unknown, maxChars?: number): string {
+  const r =
+    maxChars === undefined
+      ? replacer
+      : (key: string, v: unknown) =>
+          typeof v === 'string' && v.length > maxChars ? v.slice(0, maxChars) : replacer(key, v);
+  return JSON.stringify(value, r) ?? 'null';
 }
 
 // A string-valued member whose name looks like a secret, in JSON text that may be cut off.
@@ -548,7 +557,7 @@ export function attachRequestLog(app: FastifyInstance, log: RequestLog, now: () 
         errorCode: reply.statusCode >= 400 ? (ERROR_CODE.exec(answerText() ?? '')?.[1] ?? null) : null,
       },
       () => {
-        const body = req.body === undefined ? null : maskedJson(req.body);
+        const body = req.body === undefined ? null : maskedJson(req.body, maxBodyChars);
         const length = Number(req.headers['content-length']);
         const request = kept(
           req.headers,

@@ -25,7 +25,7 @@ export interface BusinessesRepo {
 export interface CredentialRow {
   key: string;
   business_id: number;
-  /** scrypt hash of the secret (security/secrets.ts); never leaves the server. */
+  /** Keyed hash of the secret (security/secrets.ts; scrypt in rows not yet upgraded); never leaves the server. */
   secret_hash: string;
   /** The rotated-out secret's hash, valid until prev_valid_until (ms since the epoch). */
   prev_secret_hash: string | null;
@@ -53,6 +53,11 @@ export interface CredentialsRepo {
   /** A new secret; the previous one keeps working until `prevValidUntil` (null: not at all). */
   rotate(key: string, secretHash: string, prevValidUntil: number | null, now: number): Promise<void>;
   revoke(key: string, now: number): Promise<void>;
+  /**
+   * Replaces the stored hash `from` (current or previous secret) by `to`, a hash of the same secret
+   * of a newer kind; does nothing when `from` is no longer stored (a rotation came between).
+   */
+  upgradeHash(key: string, from: string, to: string): Promise<void>;
   setScopes(key: string, scopes: readonly string[]): Promise<void>;
   setRateLimit(key: string, limit: number): Promise<void>;
 }

@@ -78,6 +78,16 @@ export class PgCredentials implements CredentialsRepo {
     ]);
   }
 
+  async upgradeHash(key: string, from: string, to: string): Promise<void> {
+    await this.tx.exec(
+      `UPDATE credentials SET
+         secret_hash = CASE WHEN secret_hash = $1 THEN $2 ELSE secret_hash END,
+         prev_secret_hash = CASE WHEN prev_secret_hash = $1 THEN $2 ELSE prev_secret_hash END
+       WHERE key = $3 AND (secret_hash = $1 OR prev_secret_hash = $1)`,
+      [from, to, key],
+    );
+  }
+
   async setScopes(key: string, scopes: readonly string[]): Promise<void> {
     await this.tx.exec('UPDATE credentials SET scopes = $1 WHERE key = $2', [
       JSON.stringify([...new Set(scopes)]),

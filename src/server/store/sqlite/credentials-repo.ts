@@ -89,6 +89,17 @@ export class SqliteCredentials implements CredentialsRepo {
       .run(iso(now), key);
   }
 
+  async upgradeHash(key: string, from: string, to: string): Promise<void> {
+    this.tx
+      .change(
+        `UPDATE credentials SET
+           secret_hash = CASE WHEN secret_hash = ? THEN ? ELSE secret_hash END,
+           prev_secret_hash = CASE WHEN prev_secret_hash = ? THEN ? ELSE prev_secret_hash END
+         WHERE key = ? AND (secret_hash = ? OR prev_secret_hash = ?)`,
+      )
+      .run(from, to, from, to, key, from, from);
+  }
+
   async setScopes(key: string, scopes: readonly string[]): Promise<void> {
     this.tx
       .change('UPDATE credentials SET scopes = ? WHERE key = ?')
