@@ -12,13 +12,8 @@ import type { MenuDef } from '../../domain/menus.js';
 import { openDb } from '../sqlite/db.js';
 import { SqliteStore } from '../sqlite/store.js';
 import type { TenantTx } from '../store.js';
-import { PgBranches, PgBrands } from './brands-repo.js';
-import { PgPriceGroups } from './catalog-repo.js';
-import { PgMenuCatalogue } from './menus/catalogue-repo.js';
-import { PgMenuLayers } from './menus/layers-repo.js';
-import { PgMenuLinks } from './menus/links-repo.js';
+import { openClient } from './pool.js';
 import { CATALOG_SCHEMA } from './schema/catalog.js';
-import { PgStock } from './stock-repo.js';
 import { PgTx } from './tx.js';
 
 const url = process.env.PARTNER_TEST_DATABASE_URL;
@@ -343,8 +338,10 @@ const schema = `pgb_parity_${process.pid}_${Date.now()}`;
 const pgClients: pg.Client[] = [];
 
 async function pgClient(): Promise<pg.Client> {
-  const c = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
+  // The store's own client settings (type parsers, UTC), on this test's schema.
+  const c = openClient(url!);
   await c.connect();
+  await c.query(`SET search_path = ${schema}`);
   pgClients.push(c);
   return c;
 }
@@ -367,16 +364,7 @@ const pidOf = async (c: pg.Client) =>
 
 /** One business's catalogue repositories in a write unit on `c`, built as the PG TenantTx builds them. */
 function pgTenant(c: pg.Client, businessId: number): TenantTx {
-  const tx = new PgTx(c as unknown as pg.PoolClient, 'write', { deliveryPerUrl: 1 });
-  return {
-    brands: new PgBrands(tx, businessId),
-    branches: new PgBranches(tx, businessId),
-    priceGroups: new PgPriceGroups(tx, businessId),
-    menus: new PgMenuCatalogue(tx, businessId),
-    links: new PgMenuLinks(tx, businessId),
-    layers: new PgMenuLayers(tx, businessId),
-    stock: new PgStock(tx, businessId),
-  } as Partial<TenantTx> as TenantTx;
+  return new PgTx(c as unknown as pg.PoolClient, 'write', { deliveryPerUrl: 1 }).tenant(businessId);
 }
 
 describe.skipIf(!url)('catalogue repositories on PostgreSQL', () => {

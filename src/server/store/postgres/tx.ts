@@ -1,7 +1,8 @@
 import type { PoolClient, QueryConfig } from 'pg';
 import type { BusinessRow } from '../credentials-repo.js';
+import { SqlBranches, SqlBrands } from '../sql/brands-repo.js';
+import type { Query, Sql } from '../sql/query.js';
 import type { TenantTx, Tx } from '../store.js';
-import { PgBranches, PgBrands } from './brands-repo.js';
 import { PgPriceGroups } from './catalog-repo.js';
 import { PgBusinesses, PgCredentials } from './credentials-repo.js';
 import { PgDeliveries } from './deliveries-repo.js';
@@ -58,7 +59,8 @@ function nameOf(text: string): string {
  * SQL only through `rows`, `row` and `exec`, which check that the unit is still running (and may
  * write): a handle kept past its unit fails instead of touching whatever the connection does next.
  */
-export class PgTx implements Tx {
+export class PgTx implements Tx, Sql {
+  readonly dialect = 'postgres';
   state: 'running' | 'done' = 'running';
   /** Whether a statement that writes ran (commit hooks fire only for units that wrote). */
   wrote = false;
@@ -193,6 +195,45 @@ export class PgTx implements Tx {
     return (await this.query(text, values)).rows as T[];
   }
 
+  // The Sql seam (store/sql/query.ts).
+  get writing(): boolean {
+    return this.mode === 'write';
+  }
+
+  all<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
+    return this.rows<T>(query.postgres, args);
+  }
+
+  get<T>(query: Query, args?: readonly unknown[]): Promise<T | undefined> {
+    return this.row<T>(query.postgres, args);
+  }
+
+  async column<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
+    this.check(false);
+    const r = await this.query(query.postgres, args);
+    const f = r.fields[0]?.name;
+    return f === undefined ? [] : r.rows.map((row) => (row as Record<string, T>)[f]!);
+  }
+
+  async value<T>(query: Query, args?: readonly unknown[]): Promise<T | undefined> {
+    this.check(false);
+    const r = await this.query(query.postgres, args);
+    const f = r.fields[0]?.name;
+    return f === undefined || r.rows.length === 0 ? undefined : (r.rows[0] as Record<string, T>)[f];
+  }
+
+  run(query: Query, args?: readonly unknown[]): Promise<number> {
+    return this.exec(query.postgres, args);
+  }
+
+  write<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
+    return this.change<T>(query.postgres, args);
+  }
+
+  list(values: readonly (number | string)[]): readonly (number | string)[] {
+    return values;
+  }
+
   /**
    * Runs `fn` so that its writes can be rolled back alone when it throws. Most attempts either
    * succeed or fail before writing (a 404, a refused transition), so no savepoint is taken at
@@ -284,8 +325,8 @@ function isDatabaseError(err: unknown): boolean {
 
 /** One business's view of a unit: every repository here is built around its business id. */
 export class PgTenantTx implements TenantTx {
-  private _brands?: PgBrands;
-  private _branches?: PgBranches;
+  private _brands?: SqlBrands;
+  private _branches?: SqlBranches;
   private _priceGroups?: PgPriceGroups;
   private _menus?: PgMenuCatalogue;
   private _links?: PgMenuLinks;
@@ -309,13 +350,13 @@ export class PgTenantTx implements TenantTx {
     return b;
   }
 
-  get brands(): PgBrands {
-    this._brands ??= new PgBrands(this.tx, this.businessId);
+  get brands(): SqlBrands {
+    this._brands ??= new SqlBrands(this.tx, this.businessId);
     return this._brands;
   }
 
-  get branches(): PgBranches {
-    this._branches ??= new PgBranches(this.tx, this.businessId);
+  get branches(): SqlBranches {
+    this._branches ??= new SqlBranches(this.tx, this.businessId);
     return this._branches;
   }
 

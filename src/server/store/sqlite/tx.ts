@@ -1,7 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { BusinessRow } from '../credentials-repo.js';
 import type { TenantTx, Tx } from '../store.js';
-import { BranchPageCache, SqliteBranches, SqliteBrands } from './brands-repo.js';
 import { SqlitePriceGroups } from './catalog-repo.js';
 import { SqliteBusinesses, SqliteCredentials } from './credentials-repo.js';
 import type { Db } from './db.js';
@@ -14,6 +13,8 @@ import { SqliteAnyOrders, SqliteOrders } from './orders-repo.js';
 import { SqliteOutbox, SqliteTenantOutbox } from './outbox-repo.js';
 import { SqliteDeliveries } from './deliveries-repo.js';
 import { SqliteTenantWebhooks, SqliteWebhookSecrets, SqliteWebhooks } from './webhooks-repo.js';
+import { BranchPageCache, SqlBranches, SqlBrands } from '../sql/brands-repo.js';
+import type { Query, Sql } from '../sql/query.js';
 import { sql } from './statements.js';
 import type { Unit } from './unit-of-work.js';
 
@@ -32,7 +33,8 @@ export class SqliteShared {
  * which check that this unit is the one running (and may write): a handle kept past its unit,
  * or a write from a read unit, fails instead of touching someone else's transaction.
  */
-export class SqliteTx implements Tx {
+export class SqliteTx implements Tx, Sql {
+  readonly dialect = 'sqlite';
   // Repositories are made on first use and kept for the unit (the hot read path makes two objects).
   private lastTenant?: SqliteTenantTx;
   private _idempotency?: SqliteIdempotencyAnswers;
@@ -65,6 +67,85 @@ export class SqliteTx implements Tx {
     this.unit.check(true);
     this.unit.wrote = true;
     return sql(this.db, text);
+  }
+
+  get writing(): boolean {
+    return this.unit.mode === 'write';
+  }
+
+  /** The query's statement on this connection, kept on the query (one connection per process). */
+  private prepared(query: Query, write: boolean): Statement {
+    this.unit.check(write);
+    if (write) this.unit.wrote = true;
+    if (query.cachedOn === this.db) return query.cached as Statement;
+    const s = sql(this.db, query.sqlite);
+    query.cached = s;
+    query.cachedOn = this.db;
+    return s;
+  }
+
+  /** The same, returning only the first column (a statement of its own: pluck() is a mode of it). */
+  private plucked(query: Query): Statement {
+    this.unit.check(false);
+    const q = query as Query & { pluckedOn?: Db; plucked?: Statement };
+    if (q.pluckedOn === this.db) return q.plucked!;
+    q.plucked = this.db.prepare(query.sqlite).pluck();
+    q.pluckedOn = this.db;
+    return q.plucked;
+  }
+
+  // The Sql seam (store/sql/query.ts). better-sqlite3 is synchronous: each answer is a settled
+  // promise, and an error a rejected one, as on PostgreSQL.
+  all<T>(query: Query, args: readonly unknown[] = []): Promise<T[]> {
+    try {
+      return Promise.resolve(this.prepared(query, false).all(...args) as T[]);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  get<T>(query: Query, args: readonly unknown[] = []): Promise<T | undefined> {
+    try {
+      return Promise.resolve(this.prepared(query, false).get(...args) as T | undefined);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  column<T>(query: Query, args: readonly unknown[] = []): Promise<T[]> {
+    try {
+      return Promise.resolve(this.plucked(query).all(...args) as T[]);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  value<T>(query: Query, args: readonly unknown[] = []): Promise<T | undefined> {
+    try {
+      return Promise.resolve(this.plucked(query).get(...args) as T | undefined);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  run(query: Query, args: readonly unknown[] = []): Promise<number> {
+    try {
+      return Promise.resolve(this.prepared(query, true).run(...args).changes);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  write<T>(query: Query, args: readonly unknown[] = []): Promise<T[]> {
+    try {
+      return Promise.resolve(this.prepared(query, true).all(...args) as T[]);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  list(values: readonly (number | string)[]): string {
+    return JSON.stringify(values);
   }
 
   async attempt<T>(fn: () => Promise<T>): Promise<T> {
@@ -137,8 +218,8 @@ export class SqliteTx implements Tx {
 
 /** One business's view of a unit: every repository here is built around its business id. */
 export class SqliteTenantTx implements TenantTx {
-  private _brands?: SqliteBrands;
-  private _branches?: SqliteBranches;
+  private _brands?: SqlBrands;
+  private _branches?: SqlBranches;
   private _priceGroups?: SqlitePriceGroups;
   private _orders?: SqliteOrders;
   private _outbox?: SqliteTenantOutbox;
@@ -159,13 +240,13 @@ export class SqliteTenantTx implements TenantTx {
     return b;
   }
 
-  get brands(): SqliteBrands {
-    this._brands ??= new SqliteBrands(this.tx, this.businessId);
+  get brands(): SqlBrands {
+    this._brands ??= new SqlBrands(this.tx, this.businessId);
     return this._brands;
   }
 
-  get branches(): SqliteBranches {
-    this._branches ??= new SqliteBranches(this.tx, this.businessId, this.tx.shared.branchPages);
+  get branches(): SqlBranches {
+    this._branches ??= new SqlBranches(this.tx, this.businessId, this.tx.shared.branchPages);
     return this._branches;
   }
 
