@@ -1,16 +1,16 @@
 import type { PoolClient, QueryConfig } from 'pg';
 import type { BusinessRow } from '../credentials-repo.js';
 import { SqlBranches, SqlBrands } from '../sql/brands-repo.js';
+import { SqlPriceGroups } from '../sql/catalog-repo.js';
+import { SqlBusinesses, SqlCredentials } from '../sql/credentials-repo.js';
+import { SqlAnyOrders, SqlOrders } from '../sql/orders-repo.js';
 import type { Query, Sql } from '../sql/query.js';
 import type { TenantTx, Tx } from '../store.js';
-import { PgPriceGroups } from './catalog-repo.js';
-import { PgBusinesses, PgCredentials } from './credentials-repo.js';
 import { PgDeliveries } from './deliveries-repo.js';
 import { PgIdempotencyAnswers } from './idempotency-repo.js';
 import { PgMenuCatalogue } from './menus/catalogue-repo.js';
 import { PgMenuLayers } from './menus/layers-repo.js';
 import { PgMenuLinks } from './menus/links-repo.js';
-import { PgAnyOrders, PgOrders } from './orders-repo.js';
 import { PgOutbox, PgTenantOutbox } from './outbox-repo.js';
 import { PgStock } from './stock-repo.js';
 import { PgTenantWebhooks, PgWebhookSecrets, PgWebhooks } from './webhooks-repo.js';
@@ -72,9 +72,9 @@ export class PgTx implements Tx, Sql {
   private savepoints = 0;
   private lastTenant?: PgTenantTx;
   private _idempotency?: PgIdempotencyAnswers;
-  private _businesses?: PgBusinesses;
-  private _credentials?: PgCredentials;
-  private _orders?: PgAnyOrders;
+  private _businesses?: SqlBusinesses;
+  private _credentials?: SqlCredentials;
+  private _orders?: SqlAnyOrders;
   private _outbox?: PgOutbox;
   private _webhooks?: PgWebhooks;
   private _webhookSecrets?: PgWebhookSecrets;
@@ -282,18 +282,18 @@ export class PgTx implements Tx, Sql {
     return this._idempotency;
   }
 
-  get businesses(): PgBusinesses {
-    this._businesses ??= new PgBusinesses(this);
+  get businesses(): SqlBusinesses {
+    this._businesses ??= new SqlBusinesses(this);
     return this._businesses;
   }
 
-  get credentials(): PgCredentials {
-    this._credentials ??= new PgCredentials(this);
+  get credentials(): SqlCredentials {
+    this._credentials ??= new SqlCredentials(this);
     return this._credentials;
   }
 
-  get orders(): PgAnyOrders {
-    this._orders ??= new PgAnyOrders(this);
+  get orders(): SqlAnyOrders {
+    this._orders ??= new SqlAnyOrders(this);
     return this._orders;
   }
 
@@ -327,12 +327,12 @@ function isDatabaseError(err: unknown): boolean {
 export class PgTenantTx implements TenantTx {
   private _brands?: SqlBrands;
   private _branches?: SqlBranches;
-  private _priceGroups?: PgPriceGroups;
+  private _priceGroups?: SqlPriceGroups;
   private _menus?: PgMenuCatalogue;
   private _links?: PgMenuLinks;
   private _layers?: PgMenuLayers;
   private _stock?: PgStock;
-  private _orders?: PgOrders;
+  private _orders?: SqlOrders;
   private _outbox?: PgTenantOutbox;
   private _webhooks?: PgTenantWebhooks;
 
@@ -360,13 +360,13 @@ export class PgTenantTx implements TenantTx {
     return this._branches;
   }
 
-  get priceGroups(): PgPriceGroups {
-    this._priceGroups ??= new PgPriceGroups(this.tx, this.businessId);
+  get priceGroups(): SqlPriceGroups {
+    this._priceGroups ??= new SqlPriceGroups(this.tx, this.businessId);
     return this._priceGroups;
   }
 
-  get orders(): PgOrders {
-    this._orders ??= new PgOrders(this.tx, this.businessId);
+  get orders(): SqlOrders {
+    this._orders ??= new SqlOrders(this.tx, this.businessId);
     return this._orders;
   }
 

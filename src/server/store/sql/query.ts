@@ -125,3 +125,6 @@ export interface Sql {
   /** A list as the one parameter `Dialect.inList` and `Dialect.setOf` take. */
   list(values: readonly (number | string)[]): unknown;
 }
+
+/** A JSON column: text on SQLite (and for PostgreSQL's `json`), already parsed for `jsonb`. */
+export const json = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));

@@ -1,19 +1,19 @@
 import type { Statement } from 'better-sqlite3';
 import type { BusinessRow } from '../credentials-repo.js';
 import type { TenantTx, Tx } from '../store.js';
-import { SqlitePriceGroups } from './catalog-repo.js';
-import { SqliteBusinesses, SqliteCredentials } from './credentials-repo.js';
 import type { Db } from './db.js';
 import { SqliteIdempotencyAnswers } from './idempotency-repo.js';
 import { SqliteMenuCatalogue } from './menus/catalogue-repo.js';
 import { SqliteMenuLayers } from './menus/layers-repo.js';
 import { SqliteMenuLinks } from './menus/links-repo.js';
 import { SqliteStock } from './stock-repo.js';
-import { SqliteAnyOrders, SqliteOrders } from './orders-repo.js';
 import { SqliteOutbox, SqliteTenantOutbox } from './outbox-repo.js';
 import { SqliteDeliveries } from './deliveries-repo.js';
 import { SqliteTenantWebhooks, SqliteWebhookSecrets, SqliteWebhooks } from './webhooks-repo.js';
 import { BranchPageCache, SqlBranches, SqlBrands } from '../sql/brands-repo.js';
+import { SqlPriceGroups } from '../sql/catalog-repo.js';
+import { SqlBusinesses, SqlCredentials } from '../sql/credentials-repo.js';
+import { SqlAnyOrders, SqlOrders } from '../sql/orders-repo.js';
 import type { Query, Sql } from '../sql/query.js';
 import { sql } from './statements.js';
 import type { Unit } from './unit-of-work.js';
@@ -38,9 +38,9 @@ export class SqliteTx implements Tx, Sql {
   // Repositories are made on first use and kept for the unit (the hot read path makes two objects).
   private lastTenant?: SqliteTenantTx;
   private _idempotency?: SqliteIdempotencyAnswers;
-  private _businesses?: SqliteBusinesses;
-  private _credentials?: SqliteCredentials;
-  private _orders?: SqliteAnyOrders;
+  private _businesses?: SqlBusinesses;
+  private _credentials?: SqlCredentials;
+  private _orders?: SqlAnyOrders;
   private _outbox?: SqliteOutbox;
   private _webhooks?: SqliteWebhooks;
   private _webhookSecrets?: SqliteWebhookSecrets;
@@ -180,18 +180,18 @@ export class SqliteTx implements Tx, Sql {
     return this._idempotency;
   }
 
-  get businesses(): SqliteBusinesses {
-    this._businesses ??= new SqliteBusinesses(this);
+  get businesses(): SqlBusinesses {
+    this._businesses ??= new SqlBusinesses(this);
     return this._businesses;
   }
 
-  get credentials(): SqliteCredentials {
-    this._credentials ??= new SqliteCredentials(this);
+  get credentials(): SqlCredentials {
+    this._credentials ??= new SqlCredentials(this);
     return this._credentials;
   }
 
-  get orders(): SqliteAnyOrders {
-    this._orders ??= new SqliteAnyOrders(this);
+  get orders(): SqlAnyOrders {
+    this._orders ??= new SqlAnyOrders(this);
     return this._orders;
   }
 
@@ -220,8 +220,8 @@ export class SqliteTx implements Tx, Sql {
 export class SqliteTenantTx implements TenantTx {
   private _brands?: SqlBrands;
   private _branches?: SqlBranches;
-  private _priceGroups?: SqlitePriceGroups;
-  private _orders?: SqliteOrders;
+  private _priceGroups?: SqlPriceGroups;
+  private _orders?: SqlOrders;
   private _outbox?: SqliteTenantOutbox;
   private _menus?: SqliteMenuCatalogue;
   private _links?: SqliteMenuLinks;
@@ -250,13 +250,13 @@ export class SqliteTenantTx implements TenantTx {
     return this._branches;
   }
 
-  get priceGroups(): SqlitePriceGroups {
-    this._priceGroups ??= new SqlitePriceGroups(this.tx, this.businessId);
+  get priceGroups(): SqlPriceGroups {
+    this._priceGroups ??= new SqlPriceGroups(this.tx, this.businessId);
     return this._priceGroups;
   }
 
-  get orders(): SqliteOrders {
-    this._orders ??= new SqliteOrders(this.tx, this.businessId);
+  get orders(): SqlOrders {
+    this._orders ??= new SqlOrders(this.tx, this.businessId);
     return this._orders;
   }
 
