@@ -4,16 +4,16 @@ import { SqlBranches, SqlBrands } from '../sql/brands-repo.js';
 import { SqlPriceGroups } from '../sql/catalog-repo.js';
 import { SqlBusinesses, SqlCredentials } from '../sql/credentials-repo.js';
 import { SqlAnyOrders, SqlOrders } from '../sql/orders-repo.js';
+import { SqlOutbox, SqlTenantOutbox } from '../sql/outbox-repo.js';
 import type { Query, Sql } from '../sql/query.js';
+import { SqlTenantWebhooks, SqlWebhookSecrets, SqlWebhooks } from '../sql/webhooks-repo.js';
 import type { TenantTx, Tx } from '../store.js';
 import { PgDeliveries } from './deliveries-repo.js';
 import { PgIdempotencyAnswers } from './idempotency-repo.js';
 import { PgMenuCatalogue } from './menus/catalogue-repo.js';
 import { PgMenuLayers } from './menus/layers-repo.js';
 import { PgMenuLinks } from './menus/links-repo.js';
-import { PgOutbox, PgTenantOutbox } from './outbox-repo.js';
 import { PgStock } from './stock-repo.js';
-import { PgTenantWebhooks, PgWebhookSecrets, PgWebhooks } from './webhooks-repo.js';
 
 /** A unit used past its end, or a write from a read unit: a bug in the caller, said loudly. */
 export class PgUnitError extends Error {
@@ -75,9 +75,9 @@ export class PgTx implements Tx, Sql {
   private _businesses?: SqlBusinesses;
   private _credentials?: SqlCredentials;
   private _orders?: SqlAnyOrders;
-  private _outbox?: PgOutbox;
-  private _webhooks?: PgWebhooks;
-  private _webhookSecrets?: PgWebhookSecrets;
+  private _outbox?: SqlOutbox;
+  private _webhooks?: SqlWebhooks;
+  private _webhookSecrets?: SqlWebhookSecrets;
   private _deliveries?: PgDeliveries;
 
   /**
@@ -297,18 +297,18 @@ export class PgTx implements Tx, Sql {
     return this._orders;
   }
 
-  get outbox(): PgOutbox {
-    this._outbox ??= new PgOutbox(this);
+  get outbox(): SqlOutbox {
+    this._outbox ??= new SqlOutbox(this);
     return this._outbox;
   }
 
-  get webhooks(): PgWebhooks {
-    this._webhooks ??= new PgWebhooks(this);
+  get webhooks(): SqlWebhooks {
+    this._webhooks ??= new SqlWebhooks(this);
     return this._webhooks;
   }
 
-  get webhookSecrets(): PgWebhookSecrets {
-    this._webhookSecrets ??= new PgWebhookSecrets(this);
+  get webhookSecrets(): SqlWebhookSecrets {
+    this._webhookSecrets ??= new SqlWebhookSecrets(this);
     return this._webhookSecrets;
   }
 
@@ -333,8 +333,8 @@ export class PgTenantTx implements TenantTx {
   private _layers?: PgMenuLayers;
   private _stock?: PgStock;
   private _orders?: SqlOrders;
-  private _outbox?: PgTenantOutbox;
-  private _webhooks?: PgTenantWebhooks;
+  private _outbox?: SqlTenantOutbox;
+  private _webhooks?: SqlTenantWebhooks;
 
   constructor(
     readonly tx: PgTx,
@@ -370,8 +370,8 @@ export class PgTenantTx implements TenantTx {
     return this._orders;
   }
 
-  get outbox(): PgTenantOutbox {
-    this._outbox ??= new PgTenantOutbox(this.tx, this.businessId);
+  get outbox(): SqlTenantOutbox {
+    this._outbox ??= new SqlTenantOutbox(this.tx, this.businessId);
     return this._outbox;
   }
 
@@ -395,8 +395,8 @@ export class PgTenantTx implements TenantTx {
     return this._stock;
   }
 
-  get webhooks(): PgTenantWebhooks {
-    this._webhooks ??= new PgTenantWebhooks(this.tx, this.businessId);
+  get webhooks(): SqlTenantWebhooks {
+    this._webhooks ??= new SqlTenantWebhooks(this.tx, this.businessId);
     return this._webhooks;
   }
 }

@@ -24,12 +24,22 @@ export interface Dialect {
   readonly lockShared: string;
   /** `FOR UPDATE` on PostgreSQL (a row read to be changed by whoever holds it), nothing on SQLite. */
   readonly lockRow: string;
+  /** `FOR UPDATE SKIP LOCKED` on PostgreSQL (work another instance has taken is left to it). */
+  readonly lockSkip: string;
   /**
    * An expression for the next id of a table that hands out its own (orders, the outbox seq):
    * never one handed out before. SQLite: `max + 1`, inside the write lock (nothing deletes from
    * those tables); PostgreSQL: the identity's sequence.
    */
   nextId(table: string, column: string): string;
+  /** A boolean literal (SQLite keeps 0/1, which its partial indexes name). */
+  bool(v: boolean): string;
+  /**
+   * An expression that, on PostgreSQL, notifies `channel` at commit if the table expression
+   * `from` has a row (every instance's LISTEN hears it; never if the unit rolls back); NULL on
+   * SQLite, whose one process learns of its commits itself.
+   */
+  notify(channel: string, from: string): string;
 }
 
 const SQLITE: Dialect = {
@@ -38,7 +48,10 @@ const SQLITE: Dialect = {
   setOf: () => '(SELECT value FROM json_each(?))',
   lockShared: '',
   lockRow: '',
+  lockSkip: '',
   nextId: (table, column) => `(SELECT coalesce(max(${column}), 0) + 1 FROM ${table})`,
+  bool: (v) => (v ? '1' : '0'),
+  notify: () => 'NULL',
 };
 
 const POSTGRES: Dialect = {
@@ -47,7 +60,10 @@ const POSTGRES: Dialect = {
   setOf: (type) => `(SELECT unnest(?::${type}[]) AS value)`,
   lockShared: ' FOR NO KEY UPDATE',
   lockRow: ' FOR UPDATE',
+  lockSkip: ' FOR UPDATE SKIP LOCKED',
   nextId: (table, column) => `nextval(pg_get_serial_sequence('${table}', '${column}'))`,
+  bool: (v) => (v ? 'true' : 'false'),
+  notify: (channel, from) => `(SELECT pg_notify('${channel}', '') FROM ${from})`,
 };
 
 /** `?` → `$1, $2, …`, outside quoted strings and identifiers. */

@@ -7,14 +7,14 @@ import { SqliteMenuCatalogue } from './menus/catalogue-repo.js';
 import { SqliteMenuLayers } from './menus/layers-repo.js';
 import { SqliteMenuLinks } from './menus/links-repo.js';
 import { SqliteStock } from './stock-repo.js';
-import { SqliteOutbox, SqliteTenantOutbox } from './outbox-repo.js';
 import { SqliteDeliveries } from './deliveries-repo.js';
-import { SqliteTenantWebhooks, SqliteWebhookSecrets, SqliteWebhooks } from './webhooks-repo.js';
 import { BranchPageCache, SqlBranches, SqlBrands } from '../sql/brands-repo.js';
 import { SqlPriceGroups } from '../sql/catalog-repo.js';
 import { SqlBusinesses, SqlCredentials } from '../sql/credentials-repo.js';
 import { SqlAnyOrders, SqlOrders } from '../sql/orders-repo.js';
+import { SqlOutbox, SqlTenantOutbox } from '../sql/outbox-repo.js';
 import type { Query, Sql } from '../sql/query.js';
+import { SqlTenantWebhooks, SqlWebhookSecrets, SqlWebhooks } from '../sql/webhooks-repo.js';
 import { sql } from './statements.js';
 import type { Unit } from './unit-of-work.js';
 
@@ -41,9 +41,9 @@ export class SqliteTx implements Tx, Sql {
   private _businesses?: SqlBusinesses;
   private _credentials?: SqlCredentials;
   private _orders?: SqlAnyOrders;
-  private _outbox?: SqliteOutbox;
-  private _webhooks?: SqliteWebhooks;
-  private _webhookSecrets?: SqliteWebhookSecrets;
+  private _outbox?: SqlOutbox;
+  private _webhooks?: SqlWebhooks;
+  private _webhookSecrets?: SqlWebhookSecrets;
   private _deliveries?: SqliteDeliveries;
 
   constructor(
@@ -195,18 +195,18 @@ export class SqliteTx implements Tx, Sql {
     return this._orders;
   }
 
-  get outbox(): SqliteOutbox {
-    this._outbox ??= new SqliteOutbox(this);
+  get outbox(): SqlOutbox {
+    this._outbox ??= new SqlOutbox(this);
     return this._outbox;
   }
 
-  get webhooks(): SqliteWebhooks {
-    this._webhooks ??= new SqliteWebhooks(this);
+  get webhooks(): SqlWebhooks {
+    this._webhooks ??= new SqlWebhooks(this);
     return this._webhooks;
   }
 
-  get webhookSecrets(): SqliteWebhookSecrets {
-    this._webhookSecrets ??= new SqliteWebhookSecrets(this);
+  get webhookSecrets(): SqlWebhookSecrets {
+    this._webhookSecrets ??= new SqlWebhookSecrets(this);
     return this._webhookSecrets;
   }
 
@@ -222,12 +222,12 @@ export class SqliteTenantTx implements TenantTx {
   private _branches?: SqlBranches;
   private _priceGroups?: SqlPriceGroups;
   private _orders?: SqlOrders;
-  private _outbox?: SqliteTenantOutbox;
+  private _outbox?: SqlTenantOutbox;
   private _menus?: SqliteMenuCatalogue;
   private _links?: SqliteMenuLinks;
   private _layers?: SqliteMenuLayers;
   private _stock?: SqliteStock;
-  private _webhooks?: SqliteTenantWebhooks;
+  private _webhooks?: SqlTenantWebhooks;
 
   constructor(
     readonly tx: SqliteTx,
@@ -260,8 +260,8 @@ export class SqliteTenantTx implements TenantTx {
     return this._orders;
   }
 
-  get outbox(): SqliteTenantOutbox {
-    this._outbox ??= new SqliteTenantOutbox(this.tx, this.businessId);
+  get outbox(): SqlTenantOutbox {
+    this._outbox ??= new SqlTenantOutbox(this.tx, this.businessId);
     return this._outbox;
   }
 
@@ -285,8 +285,8 @@ export class SqliteTenantTx implements TenantTx {
     return this._stock;
   }
 
-  get webhooks(): SqliteTenantWebhooks {
-    this._webhooks ??= new SqliteTenantWebhooks(this.tx, this.businessId);
+  get webhooks(): SqlTenantWebhooks {
+    this._webhooks ??= new SqlTenantWebhooks(this.tx, this.businessId);
     return this._webhooks;
   }
 }
