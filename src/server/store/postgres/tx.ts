@@ -4,12 +4,13 @@ import { SqlBranches, SqlBrands } from '../sql/brands-repo.js';
 import { SqlPriceGroups } from '../sql/catalog-repo.js';
 import { SqlBusinesses, SqlCredentials } from '../sql/credentials-repo.js';
 import { SqlAnyOrders, SqlOrders } from '../sql/orders-repo.js';
+import { SqlIdempotencyAnswers } from '../sql/idempotency-repo.js';
 import { SqlOutbox, SqlTenantOutbox } from '../sql/outbox-repo.js';
 import type { Query, Sql } from '../sql/query.js';
 import { SqlTenantWebhooks, SqlWebhookSecrets, SqlWebhooks } from '../sql/webhooks-repo.js';
 import type { TenantTx, Tx } from '../store.js';
 import { PgDeliveries } from './deliveries-repo.js';
-import { PgIdempotencyAnswers } from './idempotency-repo.js';
+import { purgeLapsedClaims } from './idempotency-repo.js';
 import { PgMenuCatalogue } from './menus/catalogue-repo.js';
 import { PgMenuLayers } from './menus/layers-repo.js';
 import { PgMenuLinks } from './menus/links-repo.js';
@@ -71,7 +72,7 @@ export class PgTx implements Tx, Sql {
   readonly readsCommittedOnly = true;
   private savepoints = 0;
   private lastTenant?: PgTenantTx;
-  private _idempotency?: PgIdempotencyAnswers;
+  private _idempotency?: SqlIdempotencyAnswers;
   private _businesses?: SqlBusinesses;
   private _credentials?: SqlCredentials;
   private _orders?: SqlAnyOrders;
@@ -277,8 +278,8 @@ export class PgTx implements Tx, Sql {
     return this.lastTenant;
   }
 
-  get idempotency(): PgIdempotencyAnswers {
-    this._idempotency ??= new PgIdempotencyAnswers(this);
+  get idempotency(): SqlIdempotencyAnswers {
+    this._idempotency ??= new SqlIdempotencyAnswers(this, purgeLapsedClaims);
     return this._idempotency;
   }
 

@@ -40,6 +40,10 @@ export interface Dialect {
    * SQLite, whose one process learns of its commits itself.
    */
   notify(channel: string, from: string): string;
+  /** Whether the text of column `col` ends with the parameter (given twice: `[suffix, suffix]`). */
+  endsWith(col: string): string;
+  /** A parameter bound into a JSON column (PostgreSQL's `json`, text on SQLite). */
+  readonly jsonParam: string;
 }
 
 const SQLITE: Dialect = {
@@ -52,6 +56,8 @@ const SQLITE: Dialect = {
   nextId: (table, column) => `(SELECT coalesce(max(${column}), 0) + 1 FROM ${table})`,
   bool: (v) => (v ? '1' : '0'),
   notify: () => 'NULL',
+  endsWith: (col) => `substr(${col}, -length(?)) = ?`,
+  jsonParam: '?',
 };
 
 const POSTGRES: Dialect = {
@@ -64,6 +70,8 @@ const POSTGRES: Dialect = {
   nextId: (table, column) => `nextval(pg_get_serial_sequence('${table}', '${column}'))`,
   bool: (v) => (v ? 'true' : 'false'),
   notify: (channel, from) => `(SELECT pg_notify('${channel}', '') FROM ${from})`,
+  endsWith: (col) => `right(${col}::text, length(CAST(? AS text))) = ?`,
+  jsonParam: 'CAST(? AS json)',
 };
 
 /** `?` → `$1, $2, …`, outside quoted strings and identifiers. */

@@ -2,7 +2,6 @@ import type { Statement } from 'better-sqlite3';
 import type { BusinessRow } from '../credentials-repo.js';
 import type { TenantTx, Tx } from '../store.js';
 import type { Db } from './db.js';
-import { SqliteIdempotencyAnswers } from './idempotency-repo.js';
 import { SqliteMenuCatalogue } from './menus/catalogue-repo.js';
 import { SqliteMenuLayers } from './menus/layers-repo.js';
 import { SqliteMenuLinks } from './menus/links-repo.js';
@@ -12,6 +11,7 @@ import { BranchPageCache, SqlBranches, SqlBrands } from '../sql/brands-repo.js';
 import { SqlPriceGroups } from '../sql/catalog-repo.js';
 import { SqlBusinesses, SqlCredentials } from '../sql/credentials-repo.js';
 import { SqlAnyOrders, SqlOrders } from '../sql/orders-repo.js';
+import { SqlIdempotencyAnswers } from '../sql/idempotency-repo.js';
 import { SqlOutbox, SqlTenantOutbox } from '../sql/outbox-repo.js';
 import type { Query, Sql } from '../sql/query.js';
 import { SqlTenantWebhooks, SqlWebhookSecrets, SqlWebhooks } from '../sql/webhooks-repo.js';
@@ -37,7 +37,7 @@ export class SqliteTx implements Tx, Sql {
   readonly dialect = 'sqlite';
   // Repositories are made on first use and kept for the unit (the hot read path makes two objects).
   private lastTenant?: SqliteTenantTx;
-  private _idempotency?: SqliteIdempotencyAnswers;
+  private _idempotency?: SqlIdempotencyAnswers;
   private _businesses?: SqlBusinesses;
   private _credentials?: SqlCredentials;
   private _orders?: SqlAnyOrders;
@@ -175,8 +175,8 @@ export class SqliteTx implements Tx, Sql {
     return this.lastTenant;
   }
 
-  get idempotency(): SqliteIdempotencyAnswers {
-    this._idempotency ??= new SqliteIdempotencyAnswers(this);
+  get idempotency(): SqlIdempotencyAnswers {
+    this._idempotency ??= new SqlIdempotencyAnswers(this);
     return this._idempotency;
   }
 

@@ -57,7 +57,7 @@ export class SqliteMenuLayers implements MenuLayers {
 
   async snapshotTemplate(brandId: number, branchId: number): Promise<string | undefined> {
     return this.tx
-      .select('SELECT json FROM menu_snapshots WHERE brand_id = ? AND branch_id = ? AND business_id = ?')
+      .select('SELECT template FROM menu_snapshots WHERE brand_id = ? AND branch_id = ? AND business_id = ?')
       .pluck()
       .get(brandId, branchId, this.businessId) as string | undefined;
   }
@@ -76,9 +76,9 @@ export class SqliteMenuLayers implements MenuLayers {
   async writeSnapshot(brandId: number, branchId: number, s: NewSnapshot): Promise<void> {
     this.tx
       .change(
-        `INSERT INTO menu_snapshots (brand_id, branch_id, business_id, version, published_at, revision, source, json) VALUES (?, ?, ?, ?, ?, 1, ?, ?)
+        `INSERT INTO menu_snapshots (brand_id, branch_id, business_id, version, published_at, revision, source, template) VALUES (?, ?, ?, ?, ?, 1, ?, ?)
          ON CONFLICT (brand_id, branch_id) DO UPDATE SET version = excluded.version, published_at = excluded.published_at,
-           revision = menu_snapshots.revision + 1, source = excluded.source, json = excluded.json
+           revision = menu_snapshots.revision + 1, source = excluded.source, template = excluded.template
          WHERE menu_snapshots.business_id = excluded.business_id`,
       )
       .run(
