@@ -5,6 +5,7 @@ import { SqlPriceGroups } from '../sql/catalog-repo.js';
 import { SqlBusinesses, SqlCredentials } from '../sql/credentials-repo.js';
 import { SqlAnyOrders, SqlOrders } from '../sql/orders-repo.js';
 import { SqlIdempotencyAnswers } from '../sql/idempotency-repo.js';
+import { SqlMenuLinks } from '../sql/menus/links-repo.js';
 import { SqlOutbox, SqlTenantOutbox } from '../sql/outbox-repo.js';
 import type { Query, Sql } from '../sql/query.js';
 import { SqlTenantWebhooks, SqlWebhookSecrets, SqlWebhooks } from '../sql/webhooks-repo.js';
@@ -13,7 +14,6 @@ import { PgDeliveries } from './deliveries-repo.js';
 import { purgeLapsedClaims } from './idempotency-repo.js';
 import { PgMenuCatalogue } from './menus/catalogue-repo.js';
 import { PgMenuLayers } from './menus/layers-repo.js';
-import { PgMenuLinks } from './menus/links-repo.js';
 import { PgStock } from './stock-repo.js';
 
 /** A unit used past its end, or a write from a read unit: a bug in the caller, said loudly. */
@@ -330,7 +330,7 @@ export class PgTenantTx implements TenantTx {
   private _branches?: SqlBranches;
   private _priceGroups?: SqlPriceGroups;
   private _menus?: PgMenuCatalogue;
-  private _links?: PgMenuLinks;
+  private _links?: SqlMenuLinks;
   private _layers?: PgMenuLayers;
   private _stock?: PgStock;
   private _orders?: SqlOrders;
@@ -381,8 +381,8 @@ export class PgTenantTx implements TenantTx {
     return this._menus;
   }
 
-  get links(): PgMenuLinks {
-    this._links ??= new PgMenuLinks(this.tx, this.businessId);
+  get links(): SqlMenuLinks {
+    this._links ??= new SqlMenuLinks(this.tx, this.businessId);
     return this._links;
   }
 

@@ -18,7 +18,10 @@ export interface Dialect {
    * `= ANY(?::<type>[])` on PostgreSQL.
    */
   inList(type: 'bigint' | 'int' | 'text'): string;
-  /** The same as a set of rows (`SELECT … FROM <setOf> AS v(value)`): json_each / unnest. */
+  /**
+   * The same list as a table expression with columns `value` and `n` (its 0- or 1-based position,
+   * for ORDER BY): json_each / unnest WITH ORDINALITY.
+   */
   setOf(type: 'bigint' | 'int' | 'text'): string;
   /** `FOR NO KEY UPDATE` on PostgreSQL (a row read to be written back), nothing on SQLite. */
   readonly lockShared: string;
@@ -49,7 +52,7 @@ export interface Dialect {
 const SQLITE: Dialect = {
   name: 'sqlite',
   inList: () => 'IN (SELECT value FROM json_each(?))',
-  setOf: () => '(SELECT value FROM json_each(?))',
+  setOf: () => '(SELECT value, key AS n FROM json_each(?))',
   lockShared: '',
   lockRow: '',
   lockSkip: '',
@@ -63,7 +66,7 @@ const SQLITE: Dialect = {
 const POSTGRES: Dialect = {
   name: 'postgres',
   inList: (type) => `= ANY(?::${type}[])`,
-  setOf: (type) => `(SELECT unnest(?::${type}[]) AS value)`,
+  setOf: (type) => `(SELECT value, n FROM unnest(?::${type}[]) WITH ORDINALITY AS u(value, n))`,
   lockShared: ' FOR NO KEY UPDATE',
   lockRow: ' FOR UPDATE',
   lockSkip: ' FOR UPDATE SKIP LOCKED',

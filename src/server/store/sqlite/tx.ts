@@ -4,7 +4,6 @@ import type { TenantTx, Tx } from '../store.js';
 import type { Db } from './db.js';
 import { SqliteMenuCatalogue } from './menus/catalogue-repo.js';
 import { SqliteMenuLayers } from './menus/layers-repo.js';
-import { SqliteMenuLinks } from './menus/links-repo.js';
 import { SqliteStock } from './stock-repo.js';
 import { SqliteDeliveries } from './deliveries-repo.js';
 import { BranchPageCache, SqlBranches, SqlBrands } from '../sql/brands-repo.js';
@@ -12,6 +11,7 @@ import { SqlPriceGroups } from '../sql/catalog-repo.js';
 import { SqlBusinesses, SqlCredentials } from '../sql/credentials-repo.js';
 import { SqlAnyOrders, SqlOrders } from '../sql/orders-repo.js';
 import { SqlIdempotencyAnswers } from '../sql/idempotency-repo.js';
+import { SqlMenuLinks } from '../sql/menus/links-repo.js';
 import { SqlOutbox, SqlTenantOutbox } from '../sql/outbox-repo.js';
 import type { Query, Sql } from '../sql/query.js';
 import { SqlTenantWebhooks, SqlWebhookSecrets, SqlWebhooks } from '../sql/webhooks-repo.js';
@@ -224,7 +224,7 @@ export class SqliteTenantTx implements TenantTx {
   private _orders?: SqlOrders;
   private _outbox?: SqlTenantOutbox;
   private _menus?: SqliteMenuCatalogue;
-  private _links?: SqliteMenuLinks;
+  private _links?: SqlMenuLinks;
   private _layers?: SqliteMenuLayers;
   private _stock?: SqliteStock;
   private _webhooks?: SqlTenantWebhooks;
@@ -270,8 +270,8 @@ export class SqliteTenantTx implements TenantTx {
     return this._menus;
   }
 
-  get links(): SqliteMenuLinks {
-    this._links ??= new SqliteMenuLinks(this.tx, this.businessId);
+  get links(): SqlMenuLinks {
+    this._links ??= new SqlMenuLinks(this.tx, this.businessId);
     return this._links;
   }
 
