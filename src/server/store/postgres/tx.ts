@@ -6,6 +6,7 @@ import { SqlBusinesses, SqlCredentials } from '../sql/credentials-repo.js';
 import { SqlAnyOrders, SqlOrders } from '../sql/orders-repo.js';
 import { SqlIdempotencyAnswers } from '../sql/idempotency-repo.js';
 import { SqlMenuLinks } from '../sql/menus/links-repo.js';
+import { SqlMenuLayers } from '../sql/menus/layers-repo.js';
 import { SqlOutbox, SqlTenantOutbox } from '../sql/outbox-repo.js';
 import type { Query, Sql } from '../sql/query.js';
 import { SqlTenantWebhooks, SqlWebhookSecrets, SqlWebhooks } from '../sql/webhooks-repo.js';
@@ -13,7 +14,6 @@ import type { TenantTx, Tx } from '../store.js';
 import { PgDeliveries } from './deliveries-repo.js';
 import { purgeLapsedClaims } from './idempotency-repo.js';
 import { PgMenuCatalogue } from './menus/catalogue-repo.js';
-import { PgMenuLayers } from './menus/layers-repo.js';
 import { PgStock } from './stock-repo.js';
 
 /** A unit used past its end, or a write from a read unit: a bug in the caller, said loudly. */
@@ -324,6 +324,9 @@ function isDatabaseError(err: unknown): boolean {
   return err instanceof Error && typeof (err as { code?: unknown }).code === 'string' && 'severity' in err;
 }
 
+/** The advisory-lock class of "a brand's menu layers" ('menu' in ASCII); the brand id is the object. */
+const LAYERS_LOCK = 0x6d656e75;
+
 /** One business's view of a unit: every repository here is built around its business id. */
 export class PgTenantTx implements TenantTx {
   private _brands?: SqlBrands;
@@ -331,7 +334,7 @@ export class PgTenantTx implements TenantTx {
   private _priceGroups?: SqlPriceGroups;
   private _menus?: PgMenuCatalogue;
   private _links?: SqlMenuLinks;
-  private _layers?: PgMenuLayers;
+  private _layers?: SqlMenuLayers;
   private _stock?: PgStock;
   private _orders?: SqlOrders;
   private _outbox?: SqlTenantOutbox;
@@ -341,6 +344,33 @@ export class PgTenantTx implements TenantTx {
     readonly tx: PgTx,
     readonly businessId: number,
   ) {}
+
+  /** Brands whose layers this unit has locked (a transaction-scoped lock is taken once). */
+  private readonly layersLocked = new Set<number>();
+
+  /**
+   * Sync, publish, store-level edits and enable toggles all read a store layer, change it (or
+   * build snapshots and the next version from it) and write back: under READ COMMITTED two
+   * instances doing that for one brand at once would each work from what the other has not
+   * committed yet (a publish shipping a layer a concurrent sync has just replaced, under a newer
+   * version). So the first layer read of a unit takes a transaction-scoped advisory lock on the
+   * brand, which makes those units run one after the other, as SQLite's single writer does.
+   * Advisory rather than `SELECT … FOR UPDATE` on the layer rows: the first sync of a branch has
+   * no row to lock yet, and one lock per brand cannot deadlock two publishes that name the
+   * brand's branches in different orders. The lock is its own statement, so the read after it
+   * sees whatever the unit that held it committed. A savepoint rolled back releases the locks
+   * taken inside it; this relies on nothing reading a layer again after a failed `attempt()` in
+   * the same unit (the request's handler is the whole attempt, and what follows it only stores
+   * the answer).
+   */
+  private async lockBrandLayers(brandId: number): Promise<void> {
+    if (this.layersLocked.has(brandId)) return;
+    await this.tx.exec('SELECT pg_advisory_xact_lock($1::int, ($2::bigint % 2147483648)::int)', [
+      LAYERS_LOCK,
+      brandId,
+    ]);
+    this.layersLocked.add(brandId);
+  }
 
   async business(): Promise<BusinessRow> {
     const b = await this.tx.row<BusinessRow>(
@@ -386,8 +416,8 @@ export class PgTenantTx implements TenantTx {
     return this._links;
   }
 
-  get layers(): PgMenuLayers {
-    this._layers ??= new PgMenuLayers(this.tx, this.businessId);
+  get layers(): SqlMenuLayers {
+    this._layers ??= new SqlMenuLayers(this.tx, this.businessId, (brandId) => this.lockBrandLayers(brandId));
     return this._layers;
   }
 

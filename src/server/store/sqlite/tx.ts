@@ -3,7 +3,6 @@ import type { BusinessRow } from '../credentials-repo.js';
 import type { TenantTx, Tx } from '../store.js';
 import type { Db } from './db.js';
 import { SqliteMenuCatalogue } from './menus/catalogue-repo.js';
-import { SqliteMenuLayers } from './menus/layers-repo.js';
 import { SqliteStock } from './stock-repo.js';
 import { SqliteDeliveries } from './deliveries-repo.js';
 import { BranchPageCache, SqlBranches, SqlBrands } from '../sql/brands-repo.js';
@@ -12,6 +11,7 @@ import { SqlBusinesses, SqlCredentials } from '../sql/credentials-repo.js';
 import { SqlAnyOrders, SqlOrders } from '../sql/orders-repo.js';
 import { SqlIdempotencyAnswers } from '../sql/idempotency-repo.js';
 import { SqlMenuLinks } from '../sql/menus/links-repo.js';
+import { SqlMenuLayers } from '../sql/menus/layers-repo.js';
 import { SqlOutbox, SqlTenantOutbox } from '../sql/outbox-repo.js';
 import type { Query, Sql } from '../sql/query.js';
 import { SqlTenantWebhooks, SqlWebhookSecrets, SqlWebhooks } from '../sql/webhooks-repo.js';
@@ -225,7 +225,7 @@ export class SqliteTenantTx implements TenantTx {
   private _outbox?: SqlTenantOutbox;
   private _menus?: SqliteMenuCatalogue;
   private _links?: SqlMenuLinks;
-  private _layers?: SqliteMenuLayers;
+  private _layers?: SqlMenuLayers;
   private _stock?: SqliteStock;
   private _webhooks?: SqlTenantWebhooks;
 
@@ -275,8 +275,8 @@ export class SqliteTenantTx implements TenantTx {
     return this._links;
   }
 
-  get layers(): SqliteMenuLayers {
-    this._layers ??= new SqliteMenuLayers(this.tx, this.businessId);
+  get layers(): SqlMenuLayers {
+    this._layers ??= new SqlMenuLayers(this.tx, this.businessId);
     return this._layers;
   }
 
