@@ -27,12 +27,10 @@ function loadCached(file, useCache) {
       cachedData = fs.readFileSync(`${file}.v8cache`);
     } catch {}
   }
-  const script = new vm.Script(Module.wrap(source), {
-    filename: file,
-    cachedData,
-    // import() inside the chunk (node: built-ins) goes to Node's own loader, as in a required file.
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
+  // No importModuleDynamically: on Node 20 a script compiled from a code cache loses it
+  // (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), and without a cache Node's default loader prints an
+  // ExperimentalWarning. The build leaves no import() in the hot chunks (scripts/build.mjs).
+  const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
   const mod = new Module(file, module);
   mod.filename = file;
   require.cache[file] = mod;
@@ -80,7 +78,7 @@ if (require.main !== module) {
       else if (err.code !== 'EPIPE') throw err;
     }
   } else {
-    // Through a promise so that a broken install (no dist/) gets the one-line error below too.
+    // Through a promise so that a missing dist/ (a throw in runCli) reaches the handler below.
     Promise.resolve(argv)
       .then(runCli)
       .then(
@@ -88,7 +86,15 @@ if (require.main !== module) {
           process.exitCode = code;
         },
         (err) => {
-          process.stderr.write(`partner: unexpected error: ${err?.stack ?? err}\n`);
+          // A checkout without `npm run build` (or a dist/ half removed): say so in one line, not
+          // with the stack of a failed require. Looked at only here, so a start costs no stat.
+          const path = require('node:path');
+          const built = ['cli.cjs', ...HOT].every((f) => fs.existsSync(path.resolve(dist, f)));
+          process.stderr.write(
+            built
+              ? `partner: unexpected error: ${err?.stack ?? err}\n`
+              : `partner: not built (${path.resolve(dist)} is missing or incomplete): run \`npm run build\` in ${path.resolve(__dirname, '..')}\n`,
+          );
           process.exitCode = 1;
         },
       );

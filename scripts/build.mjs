@@ -6,6 +6,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { build } from 'esbuild';
 import { rolldown } from 'rolldown';
+import { parseAst } from 'rolldown/parseAst';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -109,11 +110,19 @@ await cli.write({
   format: 'cjs',
   sourcemap: true,
   entryFileNames: '[name].cjs',
+  // import() of an external (node: built-ins; better-sqlite3, jq-wasm, handlebars: all CommonJS)
+  // becomes a require() behind a promise. The launcher compiles the hot chunk through vm.Script
+  // with a code cache, and on Node 20 a script compiled from a code cache has no dynamic-import
+  // callback (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING); without the cache the callback Node offers,
+  // USE_MAIN_CONTEXT_DEFAULT_LOADER, prints an ExperimentalWarning. require() needs neither, and
+  // a CommonJS bundle has it anyway. checkHotChunks() below holds the rule.
+  dynamicImportInCjs: false,
   chunkFileNames: (chunk) =>
     HOT_CHUNKS.includes(chunk.name) ? `chunks/${chunk.name}.cjs` : 'chunks/[name]-[hash].cjs',
   codeSplitting: { groups: [{ name: 'api-command', test: (id) => HOT_ROOTS.includes(resolve(id)) }] },
 });
 await cli.close();
+checkHotChunks();
 // An ES module entry with the CLI's `main`, for callers in this repository that run the built CLI
 // in-process; the binary does not use it.
 writeFileSync(
@@ -127,6 +136,31 @@ writeFileSync(
 // credential is a throw-away. Build artefacts, never written at run time. A cache that fails to
 // be made only costs start-up time, so that is a warning, not a failed build.
 await writeCodeCaches();
+
+/**
+ * Fails the build if a hot chunk (compiled by bin/partner.js through vm.Script) still has an
+ * import() expression: one that dynamicImportInCjs could not turn into require() (a computed
+ * specifier). It would fail at run time on the cached path only.
+ */
+function checkHotChunks() {
+  for (const name of HOT_CHUNKS) {
+    const file = resolve(root, `dist/chunks/${name}.cjs`);
+    const source = readFileSync(file, 'utf8');
+    const found = [];
+    const walk = (node) => {
+      if (Array.isArray(node)) for (const n of node) walk(n);
+      else if (node && typeof node === 'object') {
+        if (node.type === 'ImportExpression') found.push(source.slice(node.start, node.end));
+        for (const k in node) if (k !== 'type') walk(node[k]);
+      }
+    };
+    walk(parseAst(source, { sourceType: 'script' }, file));
+    if (found.length > 0)
+      throw new Error(
+        `${file} has import() that the launcher's vm.Script cannot run (use a static import or require): ${found.join(', ')}`,
+      );
+  }
+}
 
 async function writeCodeCaches() {
   const server = createServer((_req, res) => {

@@ -38,16 +38,24 @@ export interface Io {
   untilStopped?: () => Promise<string>;
 }
 
-/** Resolves with the name of the first SIGINT or SIGTERM. */
-export function untilSignal(): Promise<string> {
+/**
+ * Resolves with the name of the first SIGINT or SIGTERM. Listening starts at the call, so a
+ * signal arriving before the promise is awaited is kept, not the process's death. `cancel`
+ * removes the listeners (a start that failed before it waited).
+ */
+export function untilSignal(cancel?: AbortSignal): Promise<string> {
   return new Promise((resolve) => {
-    const on = (sig: string) => {
+    const off = () => {
       process.off('SIGINT', on);
       process.off('SIGTERM', on);
+    };
+    const on = (sig: string) => {
+      off();
       resolve(sig);
     };
     process.once('SIGINT', on);
     process.once('SIGTERM', on);
+    cancel?.addEventListener('abort', off, { once: true });
   });
 }
 

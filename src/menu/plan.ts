@@ -4,7 +4,7 @@ import type { CItem, Current, DItem, Desired, Ids, Matching } from './model.js';
 import type { EntityKind, TargetState } from './state.js';
 
 // The planner: pure, from (file, business tree, state) to the ordered steps a push would send.
-// Order is the spec's push sequence (partner-api.md §1): sections, categories, categories →
+// Order is the Partner API's push sequence: sections, categories, categories →
 // section, items, items → categories, modifier groups, modifiers, modifiers → group, group →
 // items, sync, publish. Only missing or changed steps are planned; corrections are PATCHes,
 // and links are made to equal the file (extra links unlinked, order repaired). Nothing is ever

@@ -93,7 +93,7 @@ describe('the binary', () => {
     }
   });
 
-  it('answers --version in the launcher, without loading the bundle', () => {
+  it('answers --version in the launcher, without loading the bundle; without dist/ says to build', () => {
     // The launcher and package.json alone, no dist/ beside them: only a launcher that never
     // imports the bundle for --version can answer.
     const dir = mkdtempSync(join(tmpdir(), 'partner-launcher-'));
@@ -103,12 +103,17 @@ describe('the binary', () => {
       const v = spawnSync(process.execPath, [join(dir, 'bin/partner.js'), '--version'], { encoding: 'utf8' });
       expect(v.status, v.stderr).toBe(0);
       expect(v.stdout).toBe(`${version}\n`);
-      // The same launcher does need the bundle for anything else.
-      const other = spawnSync(process.execPath, [join(dir, 'bin/partner.js'), '--help'], {
-        encoding: 'utf8',
-      });
-      expect(other.status).not.toBe(0);
-      expect(other.stderr).toMatch(/dist[\\/]cli\.cjs/);
+      // The same launcher does need the bundle for anything else, and says so in one line.
+      for (const args of [['--help'], ['brands', 'list'], ['webhooks', 'sign', 'x']]) {
+        const other = spawnSync(process.execPath, [join(dir, 'bin/partner.js'), ...args], {
+          encoding: 'utf8',
+        });
+        expect(other.status).toBe(1);
+        expect(other.stdout).toBe('');
+        expect(other.stderr).toBe(
+          `partner: not built (${join(dir, 'dist')} is missing or incomplete): run \`npm run build\` in ${dir}\n`,
+        );
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MANIFEST } from '../../src/cli/manifest/data.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
 import { fakePrompter, profileDir, runCli, tempDir } from './run-cli.js';
 
@@ -18,7 +17,6 @@ afterAll(async () => {
 });
 
 const cli = (argv: string[], o: Parameters<typeof runCli>[1] = {}) => runCli(argv, { configDir, ...o });
-const hasOp = (id: string) => MANIFEST.ops.some((o) => o.id === id);
 const ANSI = /\u001b\[/;
 
 async function firstOrder(): Promise<{ id: number; status: number }> {
@@ -321,62 +319,58 @@ describe('writes', () => {
 });
 
 describe('items (hand-written)', () => {
-  it.skipIf(!hasOp('getMenu') || !hasOp('updateItemStocks'))(
-    'availability, stock and snooze show in the menu tree',
-    async () => {
-      const menu = JSON.parse((await cli(['menu', 'get', '--json'])).stdout);
-      const brand = menu.brands[0];
-      const sku: string = brand.sections[0].categories[0].items[0].partner_item_id;
-      const branches = (await call(s, 'GET', '/v1/partner/branches?size=100')).body.data.results;
-      const branch = branches.find((b: { brand_ids: number[] }) => b.brand_ids.includes(brand.brand_id)).id;
-      const off = await cli([
-        'items',
-        'availability',
-        sku,
-        '--branch',
-        String(branch),
-        '--unavailable',
-        '--json',
-      ]);
-      expect(off.code).toBe(0);
-      expect(JSON.parse(off.stdout)).toMatchObject({ partner_item_id: sku, isAvailable: false });
-      const stock = await cli(['items', 'stock', '--branch', String(branch), `${sku}=4`, '--json']);
-      expect(stock.code).toBe(0);
-      expect(JSON.parse(stock.stdout).items[0]).toMatchObject({ partner_item_id: sku, stock: 4 });
-      const unknown = await cli(['items', 'stock', '--branch', String(branch), 'NO-SUCH-SKU=1']);
-      expect(unknown.code).toBe(4);
-      expect(unknown.stderr).toMatch(/resource_unmapped/);
-      const snooze = await cli(
-        ['items', 'snooze', sku, '--branch', String(branch), '--for', '30m', '--json'],
-        { now: Date.now() },
-      );
-      expect(snooze.code).toBe(0);
-      const until = Date.parse(JSON.parse(snooze.stdout).snoozed_until);
-      expect(Math.abs(until - (Date.now() + 30 * 60_000))).toBeLessThan(60_000);
-      const tree = await cli(
-        ['menu', 'get', '--brand', String(brand.brand_id), '--branch', String(branch), '--no-color'],
-        { tty: true },
-      );
-      expect(tree.code).toBe(0);
-      expect(tree.stdout).toMatch(
-        new RegExp(`${sku}.*\\[out of stock\\].*\\[stock 4\\].*\\[snoozed until in 30 minutes\\]`),
-      );
-    },
-  );
+  it('availability, stock and snooze show in the menu tree', async () => {
+    const menu = JSON.parse((await cli(['menu', 'get', '--json'])).stdout);
+    const brand = menu.brands[0];
+    const sku: string = brand.sections[0].categories[0].items[0].partner_item_id;
+    const branches = (await call(s, 'GET', '/v1/partner/branches?size=100')).body.data.results;
+    const branch = branches.find((b: { brand_ids: number[] }) => b.brand_ids.includes(brand.brand_id)).id;
+    const off = await cli([
+      'items',
+      'availability',
+      sku,
+      '--branch',
+      String(branch),
+      '--unavailable',
+      '--json',
+    ]);
+    expect(off.code).toBe(0);
+    expect(JSON.parse(off.stdout)).toMatchObject({ partner_item_id: sku, isAvailable: false });
+    const stock = await cli(['items', 'stock', '--branch', String(branch), `${sku}=4`, '--json']);
+    expect(stock.code).toBe(0);
+    expect(JSON.parse(stock.stdout).items[0]).toMatchObject({ partner_item_id: sku, stock: 4 });
+    const unknown = await cli(['items', 'stock', '--branch', String(branch), 'NO-SUCH-SKU=1']);
+    expect(unknown.code).toBe(4);
+    expect(unknown.stderr).toMatch(/resource_unmapped/);
+    const snooze = await cli(['items', 'snooze', sku, '--branch', String(branch), '--for', '30m', '--json'], {
+      now: Date.now(),
+    });
+    expect(snooze.code).toBe(0);
+    const until = Date.parse(JSON.parse(snooze.stdout).snoozed_until);
+    expect(Math.abs(until - (Date.now() + 30 * 60_000))).toBeLessThan(60_000);
+    const tree = await cli(
+      ['menu', 'get', '--brand', String(brand.brand_id), '--branch', String(branch), '--no-color'],
+      { tty: true },
+    );
+    expect(tree.code).toBe(0);
+    expect(tree.stdout).toMatch(
+      new RegExp(`${sku}.*\\[out of stock\\].*\\[stock 4\\].*\\[snoozed until in 30 minutes\\]`),
+    );
+  });
 
-  it.skipIf(!hasOp('setItemAvailability'))('items availability SKU --branch ID --unavailable', async () => {
+  it('items availability SKU --branch ID --unavailable', async () => {
     const missing = await cli(['items', 'availability', 'SKU-X', '--branch', '1']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--available or --unavailable/);
   });
 
-  it.skipIf(!hasOp('snoozeItem'))('items snooze needs --until or --for', async () => {
+  it('items snooze needs --until or --for', async () => {
     const r = await cli(['items', 'snooze', 'SKU-X', '--branch', '1', '--for', 'soon']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--for expects a duration/);
   });
 
-  it.skipIf(!hasOp('updateItemStocks'))('items stock needs SKU=N pairs', async () => {
+  it('items stock needs SKU=N pairs', async () => {
     const r = await cli(['items', 'stock', '--branch', '1']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/SKU=N/);

@@ -1,7 +1,7 @@
 // A throw-away PostgreSQL cluster for the tests: initdb + pg_ctl of the machine's PostgreSQL in a
 // temp dir, on a free port of 127.0.0.1, stopped and removed afterwards. Nothing is assumed to
 // be running. As root, the server programs run as the `postgres` user (initdb refuses root).
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -45,9 +45,21 @@ export interface Cluster {
   /** Superuser URL of the `postgres` database (user `partner`, trust auth on 127.0.0.1). */
   url: string;
   stop(): void;
+  /** `pg_ctl stop -m immediate` (a crash, as a failover looks to clients); the data dir stays. */
+  halt(): Promise<void>;
+  /** Starts it again after halt(), on the same port (crash recovery first). */
+  resume(): Promise<void>;
 }
 
-export async function startCluster(bin: string): Promise<Cluster> {
+export interface ClusterOptions {
+  /**
+   * Every commit flushed before it returns (synchronous_commit on): a test that crashes the server
+   * and counts acknowledged writes needs it. Default off (a throw-away cluster, faster).
+   */
+  durable?: boolean;
+}
+
+export async function startCluster(bin: string, o: ClusterOptions = {}): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'partner-pg-'));
   const root = process.getuid?.() === 0;
   const owner = root ? uidOf('postgres') : undefined;
@@ -66,11 +78,22 @@ export async function startCluster(bin: string): Promise<Cluster> {
     `-p ${port}`,
     `-k ${dir}`,
     '-c listen_addresses=127.0.0.1',
+    // fsync off loses nothing unless the machine itself crashes; synchronous_commit off loses
+    // the last commits on a server crash.
     '-c fsync=off',
-    '-c synchronous_commit=off',
+    o.durable ? '' : '-c synchronous_commit=off',
     '-c full_page_writes=off',
     '-c max_connections=300',
-  ].join(' ');
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const runAsync = (prog: string, args: string[]) =>
+    new Promise<void>((resolve, reject) => {
+      const [file, argv] = root
+        ? ['runuser', ['-u', 'postgres', '--', join(bin, prog), ...args]]
+        : [join(bin, prog), args];
+      execFile(file as string, argv as string[], (err) => (err ? reject(err) : resolve()));
+    });
   const stop = () => {
     try {
       run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
@@ -85,5 +108,22 @@ export async function startCluster(bin: string): Promise<Cluster> {
     stop();
     throw err;
   }
-  return { url: `postgres://partner@127.0.0.1:${port}/postgres`, stop };
+  return {
+    url: `postgres://partner@127.0.0.1:${port}/postgres`,
+    stop,
+    halt: () => runAsync('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']),
+    resume: () =>
+      runAsync('pg_ctl', [
+        '-D',
+        data,
+        '-o',
+        settings,
+        '-l',
+        join(dir, 'server.log'),
+        '-w',
+        '-t',
+        '30',
+        'start',
+      ]),
+  };
 }

@@ -48,8 +48,12 @@ export const basic = (c: { key: string; secret: string }) =>
   `Basic ${Buffer.from(`${c.key}:${c.secret}`).toString('base64')}`;
 
 /** Starts three instances on a fresh database; the first seeds the demo data before the others start. */
-export async function startService(extraEnv: NodeJS.ProcessEnv = {}): Promise<Service> {
-  const db = await createTestDatabase();
+export async function startService(
+  extraEnv: NodeJS.ProcessEnv = {},
+  /** Another database than a fresh one of the shared test server (one the test may restart). */
+  database?: TestDatabase,
+): Promise<Service> {
+  const db = database ?? (await createTestDatabase());
   const env = baseEnv({
     PARTNER_DATABASE_URL: db.url,
     PARTNER_SEAL_KEY: SEAL_KEY,

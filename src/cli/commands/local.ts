@@ -103,6 +103,11 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
   const lock = locked.lock;
   if (lock.recoveredFrom !== undefined)
     io.stderr.write(`partner: took over the lock of a server that is gone (pid ${lock.recoveredFrom})\n`);
+  // Listening for SIGINT/SIGTERM before the server accepts its first request: a signal during
+  // the work after listen (on PostgreSQL, tens of ms of queries) used to kill the process by its
+  // default action, leaving server.lock behind. One that comes early stops the server once started.
+  const unstarted = new AbortController();
+  const stopRequested = io.untilStopped ? io.untilStopped() : untilSignal(unstarted.signal);
   let server: RunningServer;
   try {
     const { startServer } = await import('../../server/index.js');
@@ -119,6 +124,7 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
       ...(shared.operatorToken ? { operatorToken: shared.operatorToken } : {}),
     });
   } catch (err) {
+    unstarted.abort();
     lock.release();
     // By name: the bundle may hold the server's copy of the class apart from this one.
     if ((err as Error).name === 'ConfigError') throw new UsageError((err as Error).message);
@@ -171,6 +177,7 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
   } catch (err) {
     // Nothing half-started: the server stops and the data dir is free again.
     await server.close().catch(() => undefined);
+    unstarted.abort();
     lock.release();
     throw err;
   }
@@ -195,7 +202,7 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
       io.stderr.write(`partner: could not open a browser (${failed}): open the inspect URL above yourself\n`);
   }
 
-  const signal = await (io.untilStopped ?? untilSignal)();
+  const signal = await stopRequested;
   io.stderr.write(`partner: ${signal}: finishing in-flight requests and closing the database\n`);
   try {
     await inspect?.close();

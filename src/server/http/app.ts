@@ -232,7 +232,10 @@ export function buildApp(
       ),
     bodyLimit: BODY_LIMIT,
     genReqId,
-    return503OnClosing: true,
+    // Stopping (SIGTERM): a request that still reaches the server on a connection it had (new
+    // ones are refused) is answered in full, in the envelope, with `Connection: close`; the
+    // store closes only after it. Fastify's own 503 would be outside the envelope, with no id.
+    return503OnClosing: false,
     // Parameters of any length reach their route, so a long one answers like any invalid one
     // (after auth, 400); the request line is bounded by Node's header size limit anyway.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },

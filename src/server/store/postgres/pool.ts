@@ -26,7 +26,7 @@ export interface PgPoolOptions {
 }
 
 export function openPool(url: string, opts: PgPoolOptions = {}): pg.Pool {
-  return new pg.Pool({
+  const pool = new pg.Pool({
     connectionString: url,
     max: opts.max ?? 10,
     types,
@@ -34,6 +34,12 @@ export function openPool(url: string, opts: PgPoolOptions = {}): pg.Pool {
     options: '-c TimeZone=UTC',
     application_name: 'partner',
   });
+  // The pool listens for errors on idle connections only: one that fails while handed out (the
+  // database restarted under a unit) would throw its 'error' event at the process and end it.
+  // The statement running on it fails and tells its caller, which releases it as broken. From
+  // the pool's first connection on (the migrations' too: they stay in the pool).
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
 }
 
 /** A fresh connection outside the pool (the LISTEN connection). */

@@ -7,6 +7,7 @@ import { migrate } from './migrations.js';
 import { openClient, openPool, type PgPoolOptions } from './pool.js';
 import { PgRateLimits } from './rate-limits-repo.js';
 import { PgRestart, type PgShared, PgTx, PgUnitError, type PgUnitMode } from './tx.js';
+import { asUnavailable } from './unavailable.js';
 
 export const OUTBOX_CHANNEL = 'partner_outbox';
 
@@ -64,8 +65,15 @@ export class PgStore implements Store {
     private readonly url: string,
     private readonly opts: PgStoreOptions,
   ) {
-    this.claims = new PgClaims(pool);
-    this.rateLimits = new PgRateLimits(pool);
+    // Their one statement each outside any unit: a database away is a 502, as for units.
+    const guarded = {
+      query: (...args: unknown[]) =>
+        (pool.query as (...a: unknown[]) => Promise<unknown>)(...args).catch((err: unknown) => {
+          throw asUnavailable(err);
+        }),
+    } as unknown as Pool;
+    this.claims = new PgClaims(guarded);
+    this.rateLimits = new PgRateLimits(guarded);
     this.shared = { deliveryPerUrl: opts.deliveryPerUrl ?? 4 };
     // An idle pooled connection that fails (the server restarted) is dropped by the pool; without
     // a listener its error would be thrown at the process.
@@ -146,7 +154,9 @@ export class PgStore implements Store {
           }
           const code = (err as { code?: string }).code;
           if (attempt < MAX_RETRIES && code !== undefined && RETRYABLE.has(code)) continue;
-          throw err;
+          // Not run again: a write whose COMMIT was cut off may have committed (its
+          // Idempotency-Key answers the client's retry either way).
+          throw asUnavailable(err);
         }
       }
     } finally {
