@@ -6,6 +6,7 @@ import { SqlBusinesses, SqlCredentials } from '../sql/credentials-repo.js';
 import { SqlAnyOrders, SqlOrders } from '../sql/orders-repo.js';
 import { SqlIdempotencyAnswers } from '../sql/idempotency-repo.js';
 import { SqlMenuLinks } from '../sql/menus/links-repo.js';
+import { SqlMenuCatalogue } from '../sql/menus/catalogue-repo.js';
 import { SqlMenuLayers } from '../sql/menus/layers-repo.js';
 import { SqlOutbox, SqlTenantOutbox } from '../sql/outbox-repo.js';
 import type { Query, Sql } from '../sql/query.js';
@@ -13,7 +14,6 @@ import { SqlTenantWebhooks, SqlWebhookSecrets, SqlWebhooks } from '../sql/webhoo
 import type { TenantTx, Tx } from '../store.js';
 import { PgDeliveries } from './deliveries-repo.js';
 import { purgeLapsedClaims } from './idempotency-repo.js';
-import { PgMenuCatalogue } from './menus/catalogue-repo.js';
 import { PgStock } from './stock-repo.js';
 
 /** A unit used past its end, or a write from a read unit: a bug in the caller, said loudly. */
@@ -326,13 +326,15 @@ function isDatabaseError(err: unknown): boolean {
 
 /** The advisory-lock class of "a brand's menu layers" ('menu' in ASCII); the brand id is the object. */
 const LAYERS_LOCK = 0x6d656e75;
+/** The advisory-lock class of "a SKU of a brand" ('sku ' in ASCII). */
+const SKU_LOCK = 0x736b7520;
 
 /** One business's view of a unit: every repository here is built around its business id. */
 export class PgTenantTx implements TenantTx {
   private _brands?: SqlBrands;
   private _branches?: SqlBranches;
   private _priceGroups?: SqlPriceGroups;
-  private _menus?: PgMenuCatalogue;
+  private _menus?: SqlMenuCatalogue;
   private _links?: SqlMenuLinks;
   private _layers?: SqlMenuLayers;
   private _stock?: PgStock;
@@ -372,6 +374,20 @@ export class PgTenantTx implements TenantTx {
     this.layersLocked.add(brandId);
   }
 
+  /**
+   * In a write unit a SKU is locked before it is looked up (until the unit ends): the caller
+   * checks that no other item has it and then writes, and two instances doing that at once for
+   * one SKU would both pass the check; the second would then hit the unique index (a 500) where
+   * SQLite's single writer gives the caller's own "already uses" answer. The lock is its own
+   * statement, so the look after it sees what the unit that held it committed.
+   */
+  private async lockSku(brandId: number, sku: string): Promise<void> {
+    await this.tx.exec('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [
+      SKU_LOCK,
+      `${brandId}:${sku}`,
+    ]);
+  }
+
   async business(): Promise<BusinessRow> {
     const b = await this.tx.row<BusinessRow>(
       'SELECT id, title, address, logo, created_at FROM businesses WHERE id = $1',
@@ -406,8 +422,10 @@ export class PgTenantTx implements TenantTx {
     return this._outbox;
   }
 
-  get menus(): PgMenuCatalogue {
-    this._menus ??= new PgMenuCatalogue(this.tx, this.businessId);
+  get menus(): SqlMenuCatalogue {
+    this._menus ??= new SqlMenuCatalogue(this.tx, this.businessId, (brandId, sku) =>
+      this.lockSku(brandId, sku),
+    );
     return this._menus;
   }
 

@@ -2,7 +2,6 @@ import type { Statement } from 'better-sqlite3';
 import type { BusinessRow } from '../credentials-repo.js';
 import type { TenantTx, Tx } from '../store.js';
 import type { Db } from './db.js';
-import { SqliteMenuCatalogue } from './menus/catalogue-repo.js';
 import { SqliteStock } from './stock-repo.js';
 import { SqliteDeliveries } from './deliveries-repo.js';
 import { BranchPageCache, SqlBranches, SqlBrands } from '../sql/brands-repo.js';
@@ -11,6 +10,7 @@ import { SqlBusinesses, SqlCredentials } from '../sql/credentials-repo.js';
 import { SqlAnyOrders, SqlOrders } from '../sql/orders-repo.js';
 import { SqlIdempotencyAnswers } from '../sql/idempotency-repo.js';
 import { SqlMenuLinks } from '../sql/menus/links-repo.js';
+import { SqlMenuCatalogue } from '../sql/menus/catalogue-repo.js';
 import { SqlMenuLayers } from '../sql/menus/layers-repo.js';
 import { SqlOutbox, SqlTenantOutbox } from '../sql/outbox-repo.js';
 import type { Query, Sql } from '../sql/query.js';
@@ -223,7 +223,7 @@ export class SqliteTenantTx implements TenantTx {
   private _priceGroups?: SqlPriceGroups;
   private _orders?: SqlOrders;
   private _outbox?: SqlTenantOutbox;
-  private _menus?: SqliteMenuCatalogue;
+  private _menus?: SqlMenuCatalogue;
   private _links?: SqlMenuLinks;
   private _layers?: SqlMenuLayers;
   private _stock?: SqliteStock;
@@ -265,8 +265,8 @@ export class SqliteTenantTx implements TenantTx {
     return this._outbox;
   }
 
-  get menus(): SqliteMenuCatalogue {
-    this._menus ??= new SqliteMenuCatalogue(this.tx, this.businessId);
+  get menus(): SqlMenuCatalogue {
+    this._menus ??= new SqlMenuCatalogue(this.tx, this.businessId);
     return this._menus;
   }
 
