@@ -8,13 +8,13 @@ import { SqlIdempotencyAnswers } from '../sql/idempotency-repo.js';
 import { SqlMenuLinks } from '../sql/menus/links-repo.js';
 import { SqlMenuCatalogue } from '../sql/menus/catalogue-repo.js';
 import { SqlMenuLayers } from '../sql/menus/layers-repo.js';
+import { SqlStock } from '../sql/stock-repo.js';
 import { SqlOutbox, SqlTenantOutbox } from '../sql/outbox-repo.js';
 import type { Query, Sql } from '../sql/query.js';
 import { SqlTenantWebhooks, SqlWebhookSecrets, SqlWebhooks } from '../sql/webhooks-repo.js';
 import type { TenantTx, Tx } from '../store.js';
 import { PgDeliveries } from './deliveries-repo.js';
 import { purgeLapsedClaims } from './idempotency-repo.js';
-import { PgStock } from './stock-repo.js';
 
 /** A unit used past its end, or a write from a read unit: a bug in the caller, said loudly. */
 export class PgUnitError extends Error {
@@ -328,6 +328,8 @@ function isDatabaseError(err: unknown): boolean {
 const LAYERS_LOCK = 0x6d656e75;
 /** The advisory-lock class of "a SKU of a brand" ('sku ' in ASCII). */
 const SKU_LOCK = 0x736b7520;
+/** The advisory-lock class of "a branch's item states" ('stat' in ASCII); the branch id is the object. */
+const STATE_LOCK = 0x73746174;
 
 /** One business's view of a unit: every repository here is built around its business id. */
 export class PgTenantTx implements TenantTx {
@@ -337,7 +339,7 @@ export class PgTenantTx implements TenantTx {
   private _menus?: SqlMenuCatalogue;
   private _links?: SqlMenuLinks;
   private _layers?: SqlMenuLayers;
-  private _stock?: PgStock;
+  private _stock?: SqlStock;
   private _orders?: SqlOrders;
   private _outbox?: SqlTenantOutbox;
   private _webhooks?: SqlTenantWebhooks;
@@ -386,6 +388,24 @@ export class PgTenantTx implements TenantTx {
       SKU_LOCK,
       `${brandId}:${sku}`,
     ]);
+  }
+
+  /** Branches whose item states this unit has locked (see lockBrandLayers on savepoints). */
+  private readonly statesLocked = new Set<number>();
+
+  /**
+   * A write unit's first state read of a branch takes a transaction-scoped advisory lock on it
+   * (its own statement, so the read after it sees what the holder committed): two instances
+   * changing one branch's items then take turns, as SQLite's single writer does, instead of each
+   * starting from what the other had not committed yet (a lost change, a "went out" counted twice).
+   */
+  private async lockBranchStates(branchId: number): Promise<void> {
+    if (this.statesLocked.has(branchId)) return;
+    await this.tx.exec('SELECT pg_advisory_xact_lock($1::int, ($2::bigint % 2147483648)::int)', [
+      STATE_LOCK,
+      branchId,
+    ]);
+    this.statesLocked.add(branchId);
   }
 
   async business(): Promise<BusinessRow> {
@@ -439,8 +459,8 @@ export class PgTenantTx implements TenantTx {
     return this._layers;
   }
 
-  get stock(): PgStock {
-    this._stock ??= new PgStock(this.tx, this.businessId);
+  get stock(): SqlStock {
+    this._stock ??= new SqlStock(this.tx, this.businessId, (branchId) => this.lockBranchStates(branchId));
     return this._stock;
   }
 

@@ -2,7 +2,6 @@ import type { Statement } from 'better-sqlite3';
 import type { BusinessRow } from '../credentials-repo.js';
 import type { TenantTx, Tx } from '../store.js';
 import type { Db } from './db.js';
-import { SqliteStock } from './stock-repo.js';
 import { SqliteDeliveries } from './deliveries-repo.js';
 import { BranchPageCache, SqlBranches, SqlBrands } from '../sql/brands-repo.js';
 import { SqlPriceGroups } from '../sql/catalog-repo.js';
@@ -12,6 +11,7 @@ import { SqlIdempotencyAnswers } from '../sql/idempotency-repo.js';
 import { SqlMenuLinks } from '../sql/menus/links-repo.js';
 import { SqlMenuCatalogue } from '../sql/menus/catalogue-repo.js';
 import { SqlMenuLayers } from '../sql/menus/layers-repo.js';
+import { SqlStock } from '../sql/stock-repo.js';
 import { SqlOutbox, SqlTenantOutbox } from '../sql/outbox-repo.js';
 import type { Query, Sql } from '../sql/query.js';
 import { SqlTenantWebhooks, SqlWebhookSecrets, SqlWebhooks } from '../sql/webhooks-repo.js';
@@ -226,7 +226,7 @@ export class SqliteTenantTx implements TenantTx {
   private _menus?: SqlMenuCatalogue;
   private _links?: SqlMenuLinks;
   private _layers?: SqlMenuLayers;
-  private _stock?: SqliteStock;
+  private _stock?: SqlStock;
   private _webhooks?: SqlTenantWebhooks;
 
   constructor(
@@ -280,8 +280,8 @@ export class SqliteTenantTx implements TenantTx {
     return this._layers;
   }
 
-  get stock(): SqliteStock {
-    this._stock ??= new SqliteStock(this.tx, this.businessId);
+  get stock(): SqlStock {
+    this._stock ??= new SqlStock(this.tx, this.businessId);
     return this._stock;
   }
 
