@@ -13,9 +13,7 @@ const url = process.env.PARTNER_TEST_DATABASE_URL;
 const required = process.env.PARTNER_TEST_POSTGRES === 'required';
 if (!url) {
   if (required) throw new Error('PARTNER_TEST_POSTGRES=required but PARTNER_TEST_DATABASE_URL is not set');
-  console.warn(
-    'locks.test.ts: PARTNER_TEST_DATABASE_URL is not set: the PostgreSQL half was NOT run',
-  );
+  console.warn('locks.test.ts: PARTNER_TEST_DATABASE_URL is not set: the PostgreSQL half was NOT run');
 }
 
 const T0 = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
