@@ -44,8 +44,11 @@ export interface Ctx {
   clientFor(o: { baseUrl: string; credential: { key: string; secret: string } }): Promise<PartnerClient>;
   /** Where the partner credential in use came from, once resolved (for error hints). */
   credentialSource?: PartnerTarget['source'];
-  /** Runs `fn` under a spinner on stderr when it is a terminal (and nothing when not). */
-  spin<T>(text: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` under a spinner on stderr when it is a terminal (and nothing when not). `fn` may say
+   * how far it got (`page 3 of 12`): shown after the text, on the spinner's one line.
+   */
+  spin<T>(text: string, fn: (progress: (status: string) => void) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -83,12 +86,28 @@ export function makeCtx(io: Io, manifest: Manifest, cmd: Command): Ctx {
   // Only inside spin(), i.e. commands whose only feedback is that spinner; flows with their own
   // progress display (menu push, orders watch) report waits themselves.
   let spinning = 0;
-  let spinner: { clear(): unknown; render(): unknown } | undefined;
+  let spinner: { clear(): unknown; render(): unknown; text: string } | undefined;
+  // The spinner's one line: its text, how far the work got, and the wait it sits in (pacing).
+  const line = { base: '', status: '', wait: '' };
+  const lineText = () => {
+    const tail = `${line.status ? ` ${line.status}` : ''}${line.wait ? ` · ${line.wait}` : ''}`;
+    // One row: the text gives way to the status and the wait (a wrapped spinner line smears).
+    const room = ((io.stderr as { columns?: number }).columns || 80) - 3 - tail.length;
+    const base = line.base.length > room ? `${line.base.slice(0, Math.max(0, room - 1))}…` : line.base;
+    return `${base}${tail}`;
+  };
   const notice = (text: string) => {
     if (spinning === 0 || !io.stderrIsTTY) return;
     spinner?.clear();
     io.stderr.write(`${text}\n`);
     spinner?.render();
+  };
+  /** A wait that recurs on every request (pacing): said on the spinner's line, not a new line each time. */
+  let spinnerShown = 0;
+  const waiting = (text: string) => {
+    if (spinnerShown === 0) return notice(text);
+    line.wait = text;
+    if (spinner) spinner.text = lineText();
   };
   const onWait = (w: WaitNotice) => {
     if (w.reason === 'retry' && w.status === 429)
@@ -96,8 +115,10 @@ export function makeCtx(io: Io, manifest: Manifest, cmd: Command): Ctx {
     else if (w.reason === 'retry' && w.ms >= 1000)
       notice(`the server answered ${w.status}, retrying in ${waitText(w.ms)}`);
     else if (w.reason === 'pace' && w.ms >= 1000)
-      notice(
-        `pacing under the rate limit${w.limit ? ` (${plural(w.limit, 'request')} per minute)` : ''}, waiting ${waitText(w.ms)}`,
+      waiting(
+        spinnerShown
+          ? `pacing${w.limit ? ` at ${w.limit}/min` : ''}, waiting ${waitText(w.ms)}`
+          : `pacing under the rate limit${w.limit ? ` (${plural(w.limit, 'request')} per minute)` : ''}, waiting ${waitText(w.ms)}`,
       );
   };
   const newClient = async (o: {
@@ -158,11 +179,17 @@ export function makeCtx(io: Io, manifest: Manifest, cmd: Command): Ctx {
       spinning++;
       if (!io.stderrIsTTY || !io.stdoutIsTTY) {
         try {
-          return await fn();
+          return await fn(() => undefined);
         } finally {
           spinning--;
         }
       }
+      spinnerShown++;
+      Object.assign(line, { base: text, status: '', wait: '' });
+      const progress = (status: string) => {
+        Object.assign(line, { status, wait: '' });
+        if (spinner) spinner.text = lineText();
+      };
       // A quick call shows no spinner, and does not even load ora.
       let done = false;
       let stop: (() => void) | undefined;
@@ -170,7 +197,7 @@ export function makeCtx(io: Io, manifest: Manifest, cmd: Command): Ctx {
         const { default: ora } = await import('ora');
         if (done) return;
         const s = ora({
-          text,
+          text: lineText(),
           stream: io.stderr as NodeJS.WritableStream,
           isEnabled: true,
           discardStdin: false,
@@ -183,10 +210,11 @@ export function makeCtx(io: Io, manifest: Manifest, cmd: Command): Ctx {
         };
       }, 150);
       try {
-        return await fn();
+        return await fn(progress);
       } finally {
         done = true;
         spinning--;
+        spinnerShown--;
         clearTimeout(timer);
         stop?.();
       }

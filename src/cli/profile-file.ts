@@ -26,6 +26,11 @@ export interface Profile {
   /** `keyring`: the secrets live in the OS keyring, under `keyring_account`; absent: in this file. */
   storage?: 'keyring';
   keyring_account?: string;
+  /**
+   * The data dir of the `partner local start` that saved this profile (its real path): only that
+   * server refreshes the profile (docs/api.md, local mode).
+   */
+  local_data_dir?: string;
 }
 
 /** What is stored per profile (the name is the key of the map). */

@@ -4,8 +4,11 @@ import type { OperationId, Operations } from '../contract/operations.js';
 import { ApiError, ClientConfigError, NetworkError } from './errors.js';
 import { Pacer, parseRateLimitHeaders } from './pacer.js';
 import { HttpTransport } from './http-transport.js';
+import { isLoopbackHost } from './loopback.js';
 import { DEFAULT_RETRY, parseRetryAfter, type RetryPolicy, retryDelay } from './retry.js';
 import type { Transport, WireResponse } from './wire.js';
+
+export { isLoopbackHost };
 
 /** What the client needs to know about an operation: a row of the table or of the CLI manifest. */
 export interface Route {
@@ -134,11 +137,6 @@ const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** node:crypto loads on the first write only: reads (most CLI calls) never pay for it. */
 function newUuid(): string {
   return process.getBuiltinModule('node:crypto').randomUUID();
-}
-
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(h) || h === '::1';
 }
 
 function fillPath(path: string, params: Record<string, unknown>): string {
@@ -305,6 +303,7 @@ export class PartnerClient {
         });
         throw new NetworkError(`cannot reach ${url.origin}: ${(err as Error).message || code}`, code, {
           cause: err,
+          origin: url.origin,
         });
       }
       const { text } = res;

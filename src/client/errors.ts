@@ -60,9 +60,12 @@ export class ApiError extends Error {
 export class NetworkError extends Error {
   override readonly name = 'NetworkError';
   readonly code: string;
-  constructor(message: string, code: string, options?: { cause?: unknown }) {
+  /** The server it tried (`http://127.0.0.1:8787`), when known: says which server to start or check. */
+  readonly origin: string | undefined;
+  constructor(message: string, code: string, options?: { cause?: unknown; origin?: string }) {
     super(message, options);
     this.code = code;
+    this.origin = options?.origin;
   }
 }
 

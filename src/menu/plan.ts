@@ -81,6 +81,11 @@ export interface PlanInput {
   branch_ids?: number[] | undefined;
   /** Sync and publish even when nothing changed. */
   republish?: boolean;
+  /**
+   * Another push of this brand (another branch set, or another menu file) stopped after writing
+   * and before publishing, and this push's branches cover its branches: finish it (sync, publish).
+   */
+  unfinished?: boolean;
 }
 
 // ─── helpers ──────────────────────────────────────────────────────────────────────────────────
@@ -548,7 +553,13 @@ export function plan(input: PlanInput): Plan {
   // 10–11. sync and publish: after changes, to finish an interrupted push, or when asked.
   const authoring = steps.length;
   const publish: Plan['publish'] =
-    authoring > 0 ? 'changes' : state.run ? 'resume' : input.republish ? 'forced' : 'none';
+    authoring > 0
+      ? 'changes'
+      : state.run || input.unfinished
+        ? 'resume'
+        : input.republish
+          ? 'forced'
+          : 'none';
   if (publish !== 'none') {
     const branches = input.branch_ids;
     const where = branches ? `branches ${branches.join(', ')}` : 'every branch of the brand';

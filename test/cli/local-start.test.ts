@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -262,5 +262,49 @@ describe('partner local start: one server per data dir', () => {
     expect(r.stderr).toMatch(/^error: could not start the local server: .*ECONNREFUSED/);
     expect(r.stderr + r.stdout).not.toContain('s3cret-pw');
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('partner local start: the profile belongs to the server of one data dir', () => {
+  // Four servers started one after another: bounded generously, the machine may be busy.
+  it('a second --seed demo on another data dir saves profile local-2 and never takes over local', {
+    timeout: 90_000,
+  }, async () => {
+    const config = tempDir('partner-cfg-');
+    const dirA = tempDir('partner-data-');
+    const dirB = tempDir('partner-data-');
+    const profilesOf = () => JSON.parse(readFileSync(join(config, 'config.json'), 'utf8'));
+    const first = await start(['--port', '0', '--data', dirA, '--seed', 'demo'], config);
+    const local = profilesOf().profiles.local;
+    expect(local.base_url).toBe(first.url);
+
+    const second = await start(['--port', '0', '--data', dirB, '--seed', 'demo'], config);
+    expect(second.stdout()).toMatch(/^ {2}profile: {2}local-2 → pk_\S+ \(business 1\), saved to /m);
+    expect(second.stdout()).toContain('use this one with --profile local-2');
+    let after = profilesOf();
+    expect(after.profiles.local).toEqual(local);
+    expect(after.default).toBe('local');
+    expect(after.profiles['local-2'].base_url).toBe(second.url);
+
+    // Restarted without a seed, the second server refreshes its own profile, not local.
+    second.child.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+    const again = await start(['--port', '0', '--data', dirB], config);
+    expect(again.stdout()).toMatch(/^ {2}profile: {2}local-2 → pk_\S+, base URL /m);
+    after = profilesOf();
+    expect(after.profiles.local).toEqual(local);
+    expect(after.profiles['local-2'].base_url).toBe(again.url);
+
+    // A fresh seed of the first data dir (emptied) is still profile local.
+    for (const s of [first, again]) {
+      s.child.kill('SIGTERM');
+      expect((await s.exited).code).toBe(0);
+    }
+    rmSync(dirA, { recursive: true, force: true });
+    const reseeded = await start(['--port', '0', '--data', dirA, '--seed', 'demo'], config);
+    expect(reseeded.stdout()).toMatch(/^ {2}profile: {2}local → /m);
+    expect(profilesOf().profiles.local.base_url).toBe(reseeded.url);
+    reseeded.child.kill('SIGTERM');
+    await reseeded.exited;
   });
 });

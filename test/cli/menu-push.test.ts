@@ -201,7 +201,9 @@ describe('menu push', () => {
     const file = sampleCopy();
     const r = await cli(['menu', 'push', file, '--brand', String(brandId), '--dry-run']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^Dry run: .* would make 39 write calls; nothing is written:/);
+    expect(r.stdout).toMatch(
+      /^Dry run: .* would make 39 write calls, within the rate limit \(1,000,000\/min\); nothing is written:/,
+    );
     expect(r.stdout).toContain('  + create item nasi-goreng "Nasi goreng"');
     expect(r.stdout).toContain('  + offer modifier group toppings on items nasi-goreng, mie-goreng');
     expect(r.stdout).toContain(`  » publish brand ${brandId}`);
@@ -478,8 +480,9 @@ describe('menu push: interrupted and resumed', () => {
     const { brandId } = await freshBrand(s);
     const proxy = await startProxy(s.baseUrl);
     try {
-      // Request 1 reads the tree, 2 the providers; then the writes: 12 is an item create, 25 a link.
-      proxy.ctl.loseAnswer = new Set([12, 25]);
+      // Request 1 reads the tree, 2 the providers, 3 and 4 probe the scopes (menus:create,
+      // menus:update); then the writes: 14 is an item create, 27 a link.
+      proxy.ctl.loseAnswer = new Set([14, 27]);
       const file = sampleCopy();
       const r = await cli([
         'menu',
@@ -494,7 +497,7 @@ describe('menu push: interrupted and resumed', () => {
       ]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/retrying in 250 ms: create item/);
-      for (const lost of [12, 25]) {
+      for (const lost of [14, 27]) {
         const first = proxy.log[lost - 1]!;
         expect(first.fate).toBe('answer lost');
         expect(first.replayed).toBe(false);
@@ -510,7 +513,8 @@ describe('menu push: interrupted and resumed', () => {
     }
   });
 
-  it.each([5, 9, 14, 22, 31, 37, 39, 40, 41])(
+  // 2 reads and 2 scope probes, then the 39 writes (42 the sync, 43 the publish).
+  it.each([7, 11, 16, 24, 33, 39, 41, 42, 43])(
     'network lost at request %i (its answer lost too), then resumed: same tree as one clean push',
     async (cut) => {
       const { brandId } = await freshBrand(s);
@@ -577,8 +581,10 @@ describe('menu push: interrupted and resumed', () => {
       ]);
       expect(r.code, r.stderr).toBe(0);
       expect(raced).toBe(true);
-      expect(proxy.log.filter((x) => x.status === 400)).toHaveLength(1);
-      expect(proxy.log.filter((x) => x.method === 'PATCH')).toHaveLength(1);
+      // The item create refused, then the adopting PATCH (the scope probes before the writes aside).
+      const writes = proxy.log.slice(4);
+      expect(writes.filter((x) => x.status === 400)).toHaveLength(1);
+      expect(writes.filter((x) => x.method === 'PATCH')).toHaveLength(1);
       expect(rows(brandId)).toEqual(SAMPLE_ROWS);
       expect(await shape(brandId)).toEqual(cleanShape);
     } finally {
@@ -631,8 +637,8 @@ describe('menu push: interrupted and resumed', () => {
       rateLimit: 600,
     });
     const { brandId } = await freshBrand(s);
-    // Drain the bucket to a few tokens (however slowly this machine spends them): the push's 41
-    // requests must then follow the 10/s refill.
+    // Drain the bucket to a few tokens (however slowly this machine spends them): the push's 43
+    // requests (2 reads, 2 scope probes, 39 writes) must then follow the 10/s refill.
     let remaining = 600;
     let seen = Date.now();
     for (let round = 0; round < 50 && remaining > 5; round++) {
@@ -655,10 +661,10 @@ describe('menu push: interrupted and resumed', () => {
       );
       const ms = Date.now() - seen;
       expect(r.code, r.stderr).toBe(0);
-      expect(proxy.log, JSON.stringify(proxy.log.map((e) => [e.method, e.path, e.status]))).toHaveLength(41);
+      expect(proxy.log, JSON.stringify(proxy.log.map((e) => [e.method, e.path, e.status]))).toHaveLength(43);
       expect(proxy.log.filter((e) => e.status === 429)).toEqual([]);
-      // No 429 and all 41 answered: at most `remaining` were there at once, the rest came at 10/s.
-      expect(ms).toBeGreaterThanOrEqual(((41 - remaining) / 10) * 1000 - 100);
+      // No 429 and all 43 answered: at most `remaining` were there at once, the rest came at 10/s.
+      expect(ms).toBeGreaterThanOrEqual(((43 - remaining) / 10) * 1000 - 100);
       expect(await shape(brandId)).toEqual(cleanShape);
     } finally {
       await proxy.close();

@@ -143,6 +143,62 @@ describe('webhook delivery', () => {
     expect((await s.operator('POST', '/v1/operator/webhooks/replay/evt_nope')).status).toBe(404);
   });
 
+  it('removing a registration ends its pending deliveries (logged so); a replay never revives them', async () => {
+    // A long retry schedule: after its first failed attempt a delivery stays pending for a minute.
+    const s = await server([60_000]);
+    const failing = await recorder(() => 503);
+    const working = await recorder();
+    const gone = await register(s, failing.url);
+    const kept = await register(s, working.url);
+    const store = await storeOf(s);
+    await newOrder(s, store);
+    const [first] = await failing.waitFor(1);
+    await working.waitFor(1);
+    const eventId = first!.headers['x-partner-event-id'] as string;
+    type Logged = {
+      webhook_id: number;
+      status: string;
+      log: { attempt: number; status_code: number | null; error: string | null }[];
+    };
+    const logOf = async () =>
+      (await s.operator('GET', `/v1/operator/webhooks/log?event_id=${eventId}`)).body.data as Logged[];
+    // The failed attempt recorded (bounded wait): the delivery is pending, its retry a minute away.
+    let pending: Logged | undefined;
+    for (let i = 0; i < 500 && !pending; i++) {
+      pending = (await logOf()).find((d) => d.webhook_id === gone.id && d.log.length === 1);
+      if (!pending) await sleep(10);
+    }
+    expect(pending?.status).toBe('pending');
+
+    expect((await s.operator('DELETE', `/v1/operator/webhooks/${gone.id}`)).status).toBe(200);
+    // Ended at once, and the log says why.
+    const ended = (await logOf()).find((d) => d.webhook_id === gone.id)!;
+    expect(ended.status).toBe('failed');
+    expect(ended.log.at(-1)).toMatchObject({ attempt: 2, status_code: null, error: 'registration removed' });
+    const stillPending = await s.operator('GET', '/v1/operator/webhooks/log?status=pending');
+    expect(stillPending.body.data).toEqual([]);
+
+    // A replay re-sends to the registration still live, not to the removed one.
+    const replay = await s.operator('POST', `/v1/operator/webhooks/replay/${eventId}`);
+    expect(replay.status, JSON.stringify(replay.body)).toBe(200);
+    const byHook = new Map(
+      (replay.body.data.deliveries as Logged[]).map((d) => [d.webhook_id, d.status] as const),
+    );
+    expect(byHook.get(gone.id)).toBe('failed');
+    expect(byHook.get(kept.id)).toBe('pending');
+    const again = await working.waitFor(2);
+    expect(again[1]!.headers['x-partner-event-id']).toBe(eventId);
+    expect(failing.got).toHaveLength(1);
+
+    // An event whose every receiver was removed is refused, saying why.
+    expect((await s.operator('DELETE', `/v1/operator/webhooks/${kept.id}`)).status).toBe(200);
+    const refused = await s.operator('POST', `/v1/operator/webhooks/replay/${eventId}`);
+    expect(refused.status).toBe(404);
+    expect(refused.body.error?.code).toBe('resource_not_found');
+    expect(refused.body.error?.message).toMatch(/removed/);
+    expect(failing.got).toHaveLength(1);
+  });
+
   it('an event nobody is registered for is settled as it is written; a replay offers it to a receiver registered since', async () => {
     const s = await server();
     const store = await storeOf(s);

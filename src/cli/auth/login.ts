@@ -100,7 +100,15 @@ export async function runAuthLogin(ctx: Ctx, opts: Record<string, unknown>): Pro
   try {
     await ctx.spin(`Checking the credential with ${baseUrl}…`, () => client.callRaw('listOrderStatuses'));
   } catch (err) {
-    io.stderr.write(`Nothing was saved: the server at ${baseUrl} did not accept key ${key}.\n`);
+    // Say what happened: only a 401/403 is the key refused; no answer or a 5xx is the server.
+    const e = err as { name?: string; status?: number };
+    const why =
+      e.name === 'ApiError' && (e.status === 401 || e.status === 403)
+        ? `the server at ${baseUrl} did not accept key ${key}`
+        : e.name === 'ApiError'
+          ? `the server at ${baseUrl} answered ${e.status}, so key ${key} could not be checked`
+          : `could not reach the server at ${baseUrl}, so key ${key} could not be checked`;
+    io.stderr.write(`Nothing was saved: ${why}.\n`);
     throw err;
   }
   let business = '';

@@ -1,5 +1,5 @@
 import { mkdirSync, realpathSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import type { RunningServer } from '../../server/index.js';
 import { UsageError } from '../errors.js';
 import { defaultDataDir } from '../paths.js';
@@ -59,6 +59,46 @@ export function cliCommand(env: NodeJS.ProcessEnv, script: string | undefined): 
     }
   }
   return 'npx partner';
+}
+
+type Profiles = ReturnType<typeof openProfiles>;
+
+/** The data dir as its real path (the same dir named two ways is one owner). */
+function realDir(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return resolve(dir);
+  }
+}
+
+const LOCAL_NAME = /^local(-\d+)?$/;
+
+/** The `local`/`local-N` profile saved by the server of this data dir, if any. */
+function ownedProfile(profiles: Profiles, dirKey: string, env: NodeJS.ProcessEnv) {
+  const mine = profiles
+    .list()
+    .filter((p) => LOCAL_NAME.test(p.name) && p.local_data_dir === dirKey)
+    .sort((a, b) => a.name.length - b.name.length || a.name.localeCompare(b.name));
+  if (mine[0]) return mine[0];
+  // Saved before profiles recorded their data dir (or added by hand as `local`): the default
+  // data dir's, as `npm start` has always made it.
+  const legacy = profiles.get('local');
+  return legacy && legacy.local_data_dir === undefined && dirKey === realDir(defaultDataDir(env))
+    ? legacy
+    : undefined;
+}
+
+/** Without a recorded data dir, `local` is this server's when its credential is (checked by the caller). */
+function legacyLocal(profiles: Profiles) {
+  const local = profiles.get('local');
+  return local && local.local_data_dir === undefined ? local : undefined;
+}
+
+/** `local` when free, else the first free `local-N` (N ≥ 2). */
+function freeLocalName(profiles: Profiles): string {
+  if (!profiles.get('local')) return 'local';
+  for (let n = 2; ; n++) if (!profiles.get(`local-${n}`)) return `local-${n}`;
 }
 
 /**
@@ -142,14 +182,26 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
   // Its password is never printed.
   if (database) out.push(`  database: ${database.replace(/^([a-z]+:\/\/[^:/@]*:)[^@]*@/i, '$1***@')}`);
   const [first, ...others] = server.seeded;
+  const dirKey = realDir(dataDir);
+  // The profile this data dir's server saved (and alone refreshes): `local`, or `local-N` when
+  // `local` belongs to another server's data dir.
+  const owned = ownedProfile(profiles, dirKey, io.env);
+  let profileName: string | undefined = owned?.name;
   if (first) {
+    const name = owned?.name ?? freeLocalName(profiles);
+    profileName = name;
     profiles.save(
-      { name: 'local', base_url: server.baseUrl, key: first.key, secret: first.secret },
-      { makeDefault: profiles.defaultName() === undefined || profiles.defaultName() === 'local' },
+      { name, base_url: server.baseUrl, key: first.key, secret: first.secret, local_data_dir: dirKey },
+      { makeDefault: profiles.defaultName() === undefined || profiles.defaultName() === name },
     );
     out.push(
       `  seeded:   demo data for ${server.seeded.map((c) => `"${c.business_title}" (business ${c.business_id})`).join(' and ')}`,
-      `  profile:  local → ${first.key} (business ${first.business_id}), saved to ${profiles.path}`,
+      `  profile:  ${name} → ${first.key} (business ${first.business_id}), saved to ${profiles.path}`,
+      ...(name === 'local'
+        ? []
+        : [
+            `            (profile local belongs to the server of another data dir; use this one with --profile ${name})`,
+          ]),
       '',
       'Credentials issued by the seed (secrets are shown this once and stored only as hashes):',
       ...server.seeded.map((c) => `  business ${c.business_id}: ${c.key}:${c.secret}`),
@@ -159,11 +211,15 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
     if (others.length)
       out.push("  (the second business shows tenancy: its key sees none of the first one's data)");
   } else {
-    const local = profiles.get('local');
+    // Only this data dir's own profile is refreshed: never one another server saved.
+    const local = owned ?? legacyLocal(profiles);
     if (local && (await server.hasCredential(local.key))) {
-      if (local.base_url !== server.baseUrl) profiles.save({ ...local, base_url: server.baseUrl });
-      out.push(`  profile:  local → ${local.key}, base URL ${server.baseUrl}`);
+      if (local.base_url !== server.baseUrl || local.local_data_dir !== dirKey)
+        profiles.save({ ...local, base_url: server.baseUrl, local_data_dir: dirKey });
+      profileName = local.name;
+      out.push(`  profile:  ${local.name} → ${local.key}, base URL ${server.baseUrl}`);
     } else {
+      profileName = undefined;
       out.push(
         '  profile:  none saved (start with --seed demo on an empty data dir, or issue one with `partner operator credentials create`)',
       );
@@ -172,7 +228,7 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
   let inspect: Awaited<ReturnType<typeof startLocalInspect>> | undefined;
   try {
     inspect = opts.inspect
-      ? await startLocalInspect(server, profiles, inspectPort, opts.inspect, io)
+      ? await startLocalInspect(server, profiles, profileName ?? 'local', inspectPort, opts.inspect, io)
       : undefined;
   } catch (err) {
     // Nothing half-started: the server stops and the data dir is free again.
@@ -220,6 +276,7 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
 async function startLocalInspect(
   server: RunningServer,
   profiles: ReturnType<typeof openProfiles>,
+  profileName: string,
   port: number,
   o: NonNullable<LocalStartOptions['inspect']>,
   io: LocalIo,
@@ -234,13 +291,13 @@ async function startLocalInspect(
   const configDir = io.configDir ?? defaultConfigDir(io.env);
   let partner: { baseUrl: string; key: string; secret: string } | { error: string };
   try {
-    const t = resolvePartnerTarget({ configDir, env: io.env, profile: 'local', baseUrl: undefined });
+    const t = resolvePartnerTarget({ configDir, env: io.env, profile: profileName, baseUrl: undefined });
     partner = (await server.hasCredential(t.key))
       ? { baseUrl: server.baseUrl, key: t.key, secret: t.secret }
-      : { error: `profile local (${t.key}) is not a credential of this server` };
+      : { error: `profile ${profileName} (${t.key}) is not a credential of this server` };
   } catch {
     partner = {
-      error: `no profile local (in ${profiles.path}): start with --seed demo on an empty data dir, or add one`,
+      error: `no profile ${profileName} (in ${profiles.path}): start with --seed demo on an empty data dir, or add one`,
     };
   }
   return startInspect({

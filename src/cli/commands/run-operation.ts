@@ -173,12 +173,16 @@ export async function runOperation(
     // holding every item, so a script reads `.results` with or without --all.
     const size = typeof input.query.size === 'number' ? input.query.size : 100;
     const { page: _page, size: _size, ...query } = input.query;
-    const merged = await ctx.spin(`${op.summary}…`, async () => {
+    const merged = await ctx.spin(`${op.summary}…`, async (progress) => {
       const results: unknown[] = [];
       let total = 0;
+      let page = 0;
       for await (const p of client.pages(op.id, { params: input.params, query, size })) {
         results.push(...p.results);
         total = p.total;
+        page++;
+        const pages = Math.max(page, Math.ceil(total / Math.max(1, size)));
+        if (page < pages) progress(`page ${page + 1} of ${pages}`);
       }
       return { results, page: 1, size: results.length, total };
     });

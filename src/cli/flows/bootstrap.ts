@@ -453,7 +453,9 @@ export async function runBootstrap(ctx: Ctx, opts: Record<string, unknown>): Pro
   const brandFlag = idFlag(opts.brand, '--brand');
   const branchFlag = idFlag(opts.branch, '--branch');
   const { client, target } = await ctx.partner();
-  const profile = target.profile;
+  // With PARTNER_KEY/PARTNER_SECRET the credential is not the profile's (the default profile is
+  // still read, for its base URL): its defaults are not this credential's to set, nor to show.
+  const profile = target.source === 'env' ? undefined : target.profile;
   if ((brandFlag !== undefined || branchFlag !== undefined) && !profile)
     throw new UsageError(
       'the credential comes from PARTNER_KEY/PARTNER_SECRET, so there is no profile to save defaults on; pass --profile NAME',

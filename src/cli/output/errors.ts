@@ -1,3 +1,4 @@
+import { isLoopbackHost } from '../../client/loopback.js';
 import { exitCodeFor, MAX_RETRY_AFTER_MS } from '../errors.js';
 import { plural, waitText } from './words.js';
 
@@ -31,6 +32,22 @@ function credentialHint(code: string, source: string | undefined): string | unde
   if (code === 'auth_revoked')
     return `this credential${source === 'env' ? ' (PARTNER_KEY)' : profile ? ` (profile "${profile}")` : ''} was revoked; ask the operator for a new one`;
   return undefined;
+}
+
+/**
+ * A refused connection to a loopback address is, nearly always, the local server not running
+ * (the `local` profile points there): say how to start it.
+ */
+export function localServerHint(e: { code?: unknown; origin?: unknown }): string | undefined {
+  if (e.code !== 'ECONNREFUSED' || typeof e.origin !== 'string') return undefined;
+  let host: string;
+  try {
+    host = new URL(e.origin).hostname;
+  } catch {
+    return undefined;
+  }
+  if (!isLoopbackHost(host)) return undefined;
+  return `nothing listens at ${e.origin}: is the local server running? Start it with \`partner local start\` (in a clone of the repository: \`npm start\`)`;
 }
 
 /** What the client really did about a 429 (it retries only waits it can sit out). */
@@ -80,9 +97,12 @@ export function reportError(err: unknown, out: { write(s: string): unknown }, o:
       if (hint) lines.push(dim(`hint: ${hint}`, o.color));
       break;
     }
-    case 'NetworkError':
+    case 'NetworkError': {
       lines.push(`${red('error:', o.color)} network: ${e.message}`);
+      const hint = localServerHint(e as { code?: unknown; origin?: unknown });
+      if (hint) lines.push(dim(`hint: ${hint}`, o.color));
       break;
+    }
     case 'UsageError':
     case 'ClientConfigError':
     case 'ConfigFileError':

@@ -64,7 +64,8 @@ export const webhookOperations = {
     path: '/v1/operator/webhooks/{id}',
     auth: 'operator',
     scopes: [],
-    summary: 'Remove a registration (pending deliveries to it are still attempted)',
+    summary:
+      'Remove a registration; its pending deliveries end at once (failed, logged "registration removed")',
     params: z.object({ id: Id }),
     response: DeletedPayload,
     cli: { command: ['operator', 'webhooks', 'remove'], example: 'partner operator webhooks remove 3' },
@@ -122,7 +123,8 @@ export const webhookOperations = {
     path: '/v1/operator/webhooks/replay/{event_id}',
     auth: 'operator',
     scopes: [],
-    summary: 'Re-send an event to its receivers with the same event id and a fresh retry schedule',
+    summary:
+      'Re-send an event to its receivers still registered, with the same event id and a fresh retry schedule',
     params: z.object({ event_id: z.string().min(1).max(100) }),
     response: ReplayResult,
     cli: {

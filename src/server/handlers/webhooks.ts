@@ -3,6 +3,7 @@ import { requireBusiness } from '../services/credentials.js';
 import {
   addWebhook,
   deliveriesOut,
+  removeWebhook,
   replayEvent,
   rotateWebhookSecret,
   webhookSecret,
@@ -25,8 +26,7 @@ export const webhookHandlers: HandlersFor<
   operatorListWebhooks: ({ store }, { query }) => store.read((tx) => tx.webhooks.list(query.business_id)),
 
   operatorRemoveWebhook: async ({ store, now }, { params }) => {
-    if (!(await store.write((tx) => tx.webhooks.remove(params.id, now))))
-      throw notFound('webhook', params.id);
+    if (!(await store.write((tx) => removeWebhook(tx, params.id, now)))) throw notFound('webhook', params.id);
     return { id: params.id, deleted: true as const };
   },
 

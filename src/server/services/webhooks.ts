@@ -1,5 +1,6 @@
 // Webhook registrations, signing secrets, the delivery log and replays (what the operator
 // handlers and the dispatcher call).
+import { eventStatus } from '../domain/delivery.js';
 import { ApiError, invalidField, notFound } from '../errors.js';
 import type { Sealer } from '../security/sealed.js';
 import { newToken } from '../security/secrets.js';
@@ -71,6 +72,44 @@ export async function addWebhook(
   return (await tx.webhooks.find(tuple)) ?? tx.webhooks.insert(tuple, now);
 }
 
+/** The webhook log's last entry of a delivery ended by the removal of its registration. */
+export const REGISTRATION_REMOVED = 'registration removed';
+
+/**
+ * Removes a registration and ends its pending deliveries at once (docs/webhooks.md): each is
+ * marked failed, with a last log entry saying why (no status code, `registration removed`),
+ * instead of retrying for hours to a URL nobody registers any more. Its events are settled as
+ * the dispatcher settles them. False when there was no live registration of that id.
+ */
+export async function removeWebhook(tx: Tx, id: number, now: number): Promise<boolean> {
+  const live = (await tx.webhooks.list()).find((w) => w.id === id);
+  if (!live || !(await tx.webhooks.remove(id, now))) return false;
+  // An operator's rare act: every pending delivery of the business, whatever their number.
+  const pending = (await tx.deliveries.log({ status: 'pending', businessId: live.business_id }, 1e9)).filter(
+    (d) => d.webhook_id === id,
+  );
+  const at = new Date(now).toISOString();
+  const events = new Map<string, number>();
+  for (const d of pending) {
+    await tx.deliveries.settle(d.id, { status: 'failed' }, now);
+    // After every attempt made or under way (a claim counts its attempt before it is sent).
+    await tx.deliveries.recordAttempt(d.id, {
+      attempt: d.attempts + 1,
+      at,
+      status_code: null,
+      duration_ms: 0,
+      error: REGISTRATION_REMOVED,
+    });
+    events.set(d.event_id, d.event_seq);
+  }
+  for (const [eventId, seq] of events) {
+    const rows = await tx.deliveries.ofEvent(eventId);
+    const attempts = rows.reduce((m, r) => Math.max(m, r.attempts), 0);
+    await tx.outbox.settle(seq, eventId, eventStatus(rows.map((r) => r.status)), attempts, now);
+  }
+  return true;
+}
+
 /** Deliveries as the operator's log shows them, each with its attempts. */
 export async function deliveriesOut(tx: Tx, rows: DeliveryRow[]) {
   const out = [];
@@ -96,14 +135,25 @@ export async function deliveriesOut(tx: Tx, rows: DeliveryRow[]) {
 
 /**
  * Re-sends an event with the same event id (an event that went out inside a batch is re-sent as
- * that batch: same bytes). An event nobody received is offered to today's receivers.
+ * that batch: same bytes) to the registrations of its deliveries that are still live: one to a
+ * removed registration is never revived, and an event whose receivers were all removed is
+ * refused. An event nobody received is offered to today's receivers.
  */
 export async function replayEvent(tx: Tx, id: string, now: number) {
   const event = await tx.outbox.get(id);
   if (!event) throw notFound('event', id);
   const eventId = event.batched_into ?? event.id;
-  const hasDeliveries = (await tx.deliveries.byEvent(eventId)).length > 0;
-  if (!hasDeliveries && (await tx.webhooks.list()).length === 0) {
+  const deliveries = await tx.deliveries.byEvent(eventId);
+  const hasDeliveries = deliveries.length > 0;
+  const webhooks = await tx.webhooks.list();
+  if (hasDeliveries && !deliveries.some((d) => webhooks.some((w) => w.id === d.webhook_id))) {
+    const ids = [...new Set(deliveries.map((d) => d.webhook_id))].join(', ');
+    throw new ApiError(
+      'resource_not_found',
+      `event ${id} went only to webhook registrations since removed (${ids}): deliveries to a removed registration are not replayed`,
+    );
+  }
+  if (!hasDeliveries && webhooks.length === 0) {
     throw new ApiError(
       'resource_not_found',
       `event ${id} has no receiver to replay to; register one with partner operator webhooks add`,

@@ -120,6 +120,9 @@ export interface DeliveriesRepo {
   ): Promise<DeliveryRow[]>;
   /** By id. */
   byEvent(eventId: string): Promise<DeliveryRow[]>;
-  /** Replay: every delivery of the event pending again now, with a fresh retry budget. */
+  /**
+   * Replay: every delivery of the event to a registration still live pending again now, with a
+   * fresh retry budget (one to a removed registration stays as it is).
+   */
   reopen(eventId: string, now: number): Promise<void>;
 }

@@ -20,7 +20,9 @@ import { planLines, planSummary, planView, summaryLines, summaryView } from './r
 import { itemHoldingSku, recordMatches } from '../../../menu/push.js';
 import { execute, PushStopped } from '../../../menu/run.js';
 import { formatPath } from '../../../menu/schema.js';
+import { branchProblems, type PushProblem, scopeProblems } from '../../../menu/preflight.js';
 import {
+  markFinished,
   menuStateDir,
   oldStateFor,
   openStateFile,
@@ -28,6 +30,8 @@ import {
   statePath,
   type TargetState,
   targetId,
+  type Unfinished,
+  unfinishedCovered,
 } from './state.js';
 
 // `partner menu push FILE` and `partner menu diff FILE` (docs/menu-push.md).
@@ -112,6 +116,33 @@ async function checkMapKeys(
   return problems.sort((a, b) => a.line - b.line);
 }
 
+/** Problems found before the first write: each said, the first one thrown (its exit code). */
+function refuse(io: Io, problems: PushProblem[], businessId: number, outcome = ''): void {
+  const errors = problems.map((p): Error => {
+    if (p.kind === 'scope')
+      return new ApiError({
+        code: 'auth_forbidden',
+        status: 403,
+        request_id: p.request_id,
+        message: `the credential lacks ${p.scope}, which ${p.ops.join(', ')} need${p.ops.length === 1 ? 's' : ''}${outcome} (\`partner auth status\` shows the scopes it holds; ask the operator for one with ${p.scope})`,
+      });
+    if (p.kind === 'branch_missing')
+      return new ApiError({
+        code: 'resource_not_found',
+        status: 404,
+        request_id: p.request_id,
+        message: `--branch ${p.branch_id}: no branch ${p.branch_id} in business ${businessId}${outcome} (\`partner branches list\` shows yours)`,
+      });
+    return new UsageError(
+      `--branch ${p.branch_id}: branch ${p.branch_id} does not carry brand ${p.brand_id}, so it cannot be synced or published${outcome} (leave --branch out for every branch of the brand)`,
+    );
+  });
+  const [first, ...more] = errors;
+  if (!first) return;
+  for (const e of more) io.stderr.write(`error: ${e.message}\n`);
+  throw first;
+}
+
 interface Prepared {
   loaded: LoadedMenu;
   client: Awaited<ReturnType<Ctx['partner']>>['client'];
@@ -122,6 +153,11 @@ interface Prepared {
   ids: ReturnType<typeof matchKeys>['ids'];
   /** See pacedSeconds(). */
   pacedSeconds: number | undefined;
+  /** The credential's limit per minute and pacedSeconds(), when the read said them. */
+  rate: { limit: number; pacedSeconds: number } | undefined;
+  /** Unfinished pushes of this brand that this one finishes when it publishes. */
+  unfinished: Unfinished[];
+  business_id: number;
 }
 
 async function prepare(ctx: Ctx, file: string | undefined, flags: PushFlags): Promise<Prepared> {
@@ -170,6 +206,9 @@ async function prepare(ctx: Ctx, file: string | undefined, flags: PushFlags): Pr
   const problems = await checkMapKeys(client, loaded, desired);
   if (problems.length)
     writeProblems(ctx.io, new MenuFileError(loaded.display, problems), 'nothing was written');
+  // Every branch of --branch, before anything is written (a wrong one used to stop the push at
+  // the sync, after every authoring call).
+  refuse(ctx.io, await branchProblems(client, brand_id, branch_ids), tree.business_id);
 
   // 3. The state of this target (server, business, brand, branch set, menu file).
   const id = targetId(client.baseUrl, tree.business_id, brand_id, branch_ids, loaded.path);
@@ -198,6 +237,11 @@ async function prepare(ctx: Ctx, file: string | undefined, flags: PushFlags): Pr
   }
   const current = currentOf(brandTree);
   const matching = matchKeys(desired, current, t);
+  // Pushes of this brand that stopped before publishing, which this push's sync and publish finish.
+  const unfinished =
+    flags.resetState === true
+      ? []
+      : unfinishedCovered(menuStateDir(ctx.io.env, ctx.io.configDir), id, explicit);
   const plan = makePlan({
     desired,
     current,
@@ -206,7 +250,9 @@ async function prepare(ctx: Ctx, file: string | undefined, flags: PushFlags): Pr
     brand_id,
     branch_ids,
     republish: flags.republish === true,
+    unfinished: unfinished.length > 0,
   });
+  const paced = pacedSeconds(plan.steps.length, read.headers);
   return {
     loaded,
     client,
@@ -215,7 +261,13 @@ async function prepare(ctx: Ctx, file: string | undefined, flags: PushFlags): Pr
     current,
     plan,
     ids: matching.ids,
-    pacedSeconds: pacedSeconds(plan.steps.length, read.headers),
+    pacedSeconds: paced,
+    unfinished,
+    business_id: tree.business_id,
+    rate:
+      paced === undefined
+        ? undefined
+        : { limit: Number(read.headers['ratelimit-limit']), pacedSeconds: paced },
   };
 }
 
@@ -231,12 +283,20 @@ export function pacedSeconds(calls: number, headers: Record<string, string>): nu
   return (Math.max(0, calls - remaining) * 60) / limit;
 }
 
-/** `N write calls`, and how long the rate limit makes them take when that is worth saying. */
-function callsText(p: Prepared): string {
-  const n = p.plan.steps.length;
-  const s = p.pacedSeconds;
-  const time = s === undefined || s < 10 ? '' : s < 90 ? `${Math.round(s)} s` : `${Math.round(s / 60)} min`;
-  return `${n} write call${n === 1 ? '' : 's'}${time ? ` (at least ${time} under this credential's rate limit)` : ''}`;
+/**
+ * `2,041 write calls, about 3 min 24 s at 600/min`: how many calls the push makes and, from the
+ * RateLimit headers of the read, how long the credential's limit makes them take (the person
+ * deciding to run a big push needs that number).
+ */
+export function callsText(calls: number, rate: Prepared['rate']): string {
+  const n = `${calls.toLocaleString('en-US')} write call${calls === 1 ? '' : 's'}`;
+  if (!rate) return n;
+  const per = `${rate.limit.toLocaleString('en-US')}/min`;
+  const s = Math.round(rate.pacedSeconds);
+  if (s < 1) return `${n}, within the rate limit (${per})`;
+  const m = Math.floor(s / 60);
+  const time = m === 0 ? `${s} s` : `${m} min${s % 60 ? ` ${s % 60} s` : ''}`;
+  return `${n}, about ${time} at ${per}`;
 }
 
 function stopSignal(io: Io, onStop: () => void): { stopped: () => boolean; dispose: () => void } {
@@ -275,9 +335,9 @@ export async function runMenuDiff(ctx: Ctx, args: string[], flags: PushFlags): P
     ctx.io.stdout.write(`No changes: brand ${plan.brand_id} matches ${loaded.display}.\n`);
   } else {
     print(ctx.io.stdout, [
-      `${loaded.display} → brand ${plan.brand_id} "${p.current.title}": ${callsText(p)}`,
+      `${loaded.display} → brand ${plan.brand_id} "${p.current.title}": ${callsText(p.plan.steps.length, p.rate)}`,
       ...planLines(plan, { color: ctx.color }),
-      planSummary(plan),
+      `${planSummary(plan)}; ${callsText(plan.steps.length, p.rate)}`,
     ]);
   }
   return flags.exitCode === true && authoring.length + (plan.publish === 'resume' ? 1 : 0) > 0
@@ -302,9 +362,9 @@ export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): P
       io.stdout.write(`Dry run: nothing to do, brand ${plan.brand_id} matches ${loaded.display}.\n`);
     else
       print(io.stdout, [
-        `Dry run: ${loaded.display} → brand ${plan.brand_id} "${p.current.title}" would make ${callsText(p)}; nothing is written:`,
+        `Dry run: ${loaded.display} → brand ${plan.brand_id} "${p.current.title}" would make ${callsText(p.plan.steps.length, p.rate)}; nothing is written:`,
         ...planLines(plan, { color: ctx.color }),
-        planSummary(plan),
+        `${planSummary(plan)}; ${callsText(plan.steps.length, p.rate)}`,
       ]);
     return EXIT.ok;
   }
@@ -320,13 +380,22 @@ export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): P
     return EXIT.ok;
   }
 
+  // The credential's scopes for every kind of call the plan makes, before the first write (a
+  // push without menus:update used to write its creates, then stop at the first update).
+  refuse(
+    io,
+    await ctx.spin('Checking the credential…', () => scopeProblems(p.client, plan)),
+    p.business_id,
+    '; nothing was written',
+  );
+
   if (flags.yes !== true) {
     if (canPrompt(io)) {
       // With --json, stdout carries only the summary object.
       print(ctx.json ? io.stderr : io.stdout, [
-        `${loaded.display} → brand ${plan.brand_id} "${p.current.title}": ${callsText(p)}`,
+        `${loaded.display} → brand ${plan.brand_id} "${p.current.title}": ${callsText(p.plan.steps.length, p.rate)}`,
         ...planLines(plan, { color: ctx.color, limit: 40 }),
-        planSummary(plan),
+        `${planSummary(plan)}; ${callsText(plan.steps.length, p.rate)}`,
       ]);
       const ok = await io.prompter.confirm({
         message: `Push to brand ${plan.brand_id}${plan.publish !== 'none' ? ' and publish' : ''}?`,
@@ -350,7 +419,7 @@ export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): P
   state.save();
 
   const progress: Progress | undefined = io.stderrIsTTY
-    ? barProgress(io.stderr, io.clock, ctx.colorErr)
+    ? barProgress(io.stderr, io.clock, ctx.colorErr, (p.rate?.pacedSeconds ?? 0) * 1000)
     : ctx.json
       ? undefined
       : lineProgress(io.stderr);
@@ -380,7 +449,9 @@ export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): P
       file: loaded.path,
       version: result.publish?.version ?? null,
     };
-    state.save();
+    // Published (or nothing to publish to): the unfinished pushes it covered are finished too.
+    if (result.sync) markFinished(p.unfinished, state);
+    else state.save();
     const summary = {
       file: loaded.display,
       plan,
@@ -395,15 +466,27 @@ export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): P
     progress?.end();
     if (!(err instanceof PushStopped)) throw err;
     const where = `${err.done} of ${err.total} steps`;
-    const resume = `What was done is saved in ${state.path}; run the same command again to resume.`;
+    const saved = `What was done is saved in ${state.path}`;
+    const resume = `${saved}; run the same command again to resume.`;
     if (err.reason === 'interrupted') {
       io.stderr.write(`Interrupted after ${where}. ${resume}\n`);
       throw new Exit(130);
     }
-    const cause = err.cause as { name?: string; code?: unknown; wireCode?: string } | undefined;
+    const cause = err.cause as
+      | { name?: string; code?: unknown; wireCode?: string; status?: number }
+      | undefined;
     const code =
       cause?.name === 'NetworkError' ? 'network error' : (cause?.wireCode ?? String(cause?.code ?? 'failed'));
-    io.stderr.write(`Push stopped after ${where}, at: ${err.step?.text}: ${code}. ${resume}\n`);
+    // Running it again fixes what was transient (no answer, a 5xx, the rate limit); a refusal
+    // (400, 403, 404, 409…) comes back the same until its cause, below, is fixed.
+    const transient = cause?.name !== 'ApiError' || (cause.status ?? 0) >= 500 || cause.status === 429;
+    io.stderr.write(
+      `Push stopped after ${where}, at: ${err.step?.text}: ${code}. ${
+        transient
+          ? resume
+          : `${saved}. Running it again meets the same refusal until its cause (below) is fixed; then the same command goes on from here.`
+      }\n`,
+    );
     throw err.cause;
   } finally {
     signal.dispose();

@@ -39,7 +39,16 @@ export function lineProgress(out: OutStream): Progress {
   };
 }
 
-export function barProgress(out: OutStream & { columns?: number }, c: IoClock, color: boolean): Progress {
+export function barProgress(
+  out: OutStream & { columns?: number },
+  c: IoClock,
+  color: boolean,
+  /**
+   * The least time the rate limit makes the whole push take (from the plan's read): the rate of
+   * the first steps, sent from a full bucket, says nothing of the pacing to come.
+   */
+  pacedMs = 0,
+): Progress {
   const started = c.now();
   const recent: number[] = [];
   let last = 0;
@@ -59,7 +68,10 @@ export function barProgress(out: OutStream & { columns?: number }, c: IoClock, c
     const windowStart = recent.length > 1 ? recent[0]! : started;
     const span = now - windowStart;
     const rate = span > 0 ? ((recent.length > 1 ? recent.length - 1 : done) / span) * 1000 : 0;
-    const eta = rate > 0 ? clock(((total - done) / rate) * 1000) : '–:––';
+    const byRate = rate > 0 ? ((total - done) / rate) * 1000 : undefined;
+    const byPacing = done < total ? started + pacedMs - now : 0;
+    const left = byRate === undefined ? (byPacing > 0 ? byPacing : undefined) : Math.max(byRate, byPacing);
+    const eta = left === undefined ? '–:––' : clock(left);
     const head = `${bar} ${done}/${total} · ${rate > 0 ? rate.toFixed(1) : '–'}/s · ETA ${eta}`;
     const cols = out.columns || 80;
     const room = cols - head.length - 4;

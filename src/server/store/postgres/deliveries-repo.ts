@@ -249,7 +249,8 @@ export class PgDeliveries implements DeliveriesRepo {
   async reopen(eventId: string, now: number): Promise<void> {
     await this.tx.exec(
       `UPDATE webhook_deliveries SET status = 'pending', budget_start = attempts, next_attempt_ms = $1,
-         lease_owner = NULL, lease_host = NULL, lease_until = NULL, updated_at = $2 WHERE event_id = $3`,
+         lease_owner = NULL, lease_host = NULL, lease_until = NULL, updated_at = $2
+       WHERE event_id = $3 AND webhook_id IN (SELECT id FROM webhooks WHERE deleted_at IS NULL)`,
       [now, iso(now), eventId],
     );
   }

@@ -217,7 +217,7 @@ export class SqliteDeliveries implements DeliveriesRepo {
   async reopen(eventId: string, now: number): Promise<void> {
     this.tx
       .change(
-        "UPDATE webhook_deliveries SET status = 'pending', budget_start = attempts, next_attempt_ms = ?, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE event_id = ?",
+        "UPDATE webhook_deliveries SET status = 'pending', budget_start = attempts, next_attempt_ms = ?, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE event_id = ? AND webhook_id IN (SELECT id FROM webhooks WHERE deleted_at IS NULL)",
       )
       .run(now, iso(now), eventId);
   }
