@@ -25,7 +25,7 @@ export interface BusinessesRepo {
 export interface CredentialRow {
   key: string;
   business_id: number;
-  /** Keyed hash of the secret (security/secrets.ts; scrypt in rows not yet upgraded); never leaves the server. */
+  /** The hash of the secret, as the credentials service made it (security/secrets.ts); never leaves the server. */
   secret_hash: string;
   /** The rotated-out secret's hash, valid until prev_valid_until (ms since the epoch). */
   prev_secret_hash: string | null;

@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import type { RateDecision } from '../../domain/rate-limit.js';
 import type { CredentialRow } from '../credentials-repo.js';
 import type { RateLimits } from '../rate-limits-repo.js';
-import { CREDENTIAL } from './credentials-repo.js';
+import { CREDENTIAL } from '../sql/credentials-repo.js';
 
 // The token bucket of domain/rate-limit.ts, computed by PostgreSQL in one atomic statement on a
 // row every instance shares: refill since the last take (capacity `limit`, limit/60 000 tokens a

@@ -1,18 +1,20 @@
 import type { PoolClient, QueryConfig } from 'pg';
 import type { BusinessRow } from '../credentials-repo.js';
+import { SqlBranches, SqlBrands } from '../sql/brands-repo.js';
+import { SqlPriceGroups } from '../sql/catalog-repo.js';
+import { SqlBusinesses, SqlCredentials } from '../sql/credentials-repo.js';
+import { SqlAnyOrders, SqlOrders } from '../sql/orders-repo.js';
+import { SqlIdempotencyAnswers } from '../sql/idempotency-repo.js';
+import { SqlMenuLinks } from '../sql/menus/links-repo.js';
+import { SqlMenuCatalogue } from '../sql/menus/catalogue-repo.js';
+import { SqlMenuLayers } from '../sql/menus/layers-repo.js';
+import { SqlStock } from '../sql/stock-repo.js';
+import { SqlOutbox, SqlTenantOutbox } from '../sql/outbox-repo.js';
+import type { Query, Sql } from '../sql/query.js';
+import { SqlTenantWebhooks, SqlWebhookSecrets, SqlWebhooks } from '../sql/webhooks-repo.js';
 import type { TenantTx, Tx } from '../store.js';
-import { PgBranches, PgBrands } from './brands-repo.js';
-import { PgPriceGroups } from './catalog-repo.js';
-import { PgBusinesses, PgCredentials } from './credentials-repo.js';
 import { PgDeliveries } from './deliveries-repo.js';
-import { PgIdempotencyAnswers } from './idempotency-repo.js';
-import { PgMenuCatalogue } from './menus/catalogue-repo.js';
-import { PgMenuLayers } from './menus/layers-repo.js';
-import { PgMenuLinks } from './menus/links-repo.js';
-import { PgAnyOrders, PgOrders } from './orders-repo.js';
-import { PgOutbox, PgTenantOutbox } from './outbox-repo.js';
-import { PgStock } from './stock-repo.js';
-import { PgTenantWebhooks, PgWebhookSecrets, PgWebhooks } from './webhooks-repo.js';
+import { purgeLapsedClaims } from './idempotency-repo.js';
 
 /** A unit used past its end, or a write from a read unit: a bug in the caller, said loudly. */
 export class PgUnitError extends Error {
@@ -58,7 +60,8 @@ function nameOf(text: string): string {
  * SQL only through `rows`, `row` and `exec`, which check that the unit is still running (and may
  * write): a handle kept past its unit fails instead of touching whatever the connection does next.
  */
-export class PgTx implements Tx {
+export class PgTx implements Tx, Sql {
+  readonly dialect = 'postgres';
   state: 'running' | 'done' = 'running';
   /** Whether a statement that writes ran (commit hooks fire only for units that wrote). */
   wrote = false;
@@ -69,13 +72,13 @@ export class PgTx implements Tx {
   readonly readsCommittedOnly = true;
   private savepoints = 0;
   private lastTenant?: PgTenantTx;
-  private _idempotency?: PgIdempotencyAnswers;
-  private _businesses?: PgBusinesses;
-  private _credentials?: PgCredentials;
-  private _orders?: PgAnyOrders;
-  private _outbox?: PgOutbox;
-  private _webhooks?: PgWebhooks;
-  private _webhookSecrets?: PgWebhookSecrets;
+  private _idempotency?: SqlIdempotencyAnswers;
+  private _businesses?: SqlBusinesses;
+  private _credentials?: SqlCredentials;
+  private _orders?: SqlAnyOrders;
+  private _outbox?: SqlOutbox;
+  private _webhooks?: SqlWebhooks;
+  private _webhookSecrets?: SqlWebhookSecrets;
   private _deliveries?: PgDeliveries;
 
   /**
@@ -193,6 +196,45 @@ export class PgTx implements Tx {
     return (await this.query(text, values)).rows as T[];
   }
 
+  // The Sql seam (store/sql/query.ts).
+  get writing(): boolean {
+    return this.mode === 'write';
+  }
+
+  all<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
+    return this.rows<T>(query.postgres, args);
+  }
+
+  get<T>(query: Query, args?: readonly unknown[]): Promise<T | undefined> {
+    return this.row<T>(query.postgres, args);
+  }
+
+  async column<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
+    this.check(false);
+    const r = await this.query(query.postgres, args);
+    const f = r.fields[0]?.name;
+    return f === undefined ? [] : r.rows.map((row) => (row as Record<string, T>)[f]!);
+  }
+
+  async value<T>(query: Query, args?: readonly unknown[]): Promise<T | undefined> {
+    this.check(false);
+    const r = await this.query(query.postgres, args);
+    const f = r.fields[0]?.name;
+    return f === undefined || r.rows.length === 0 ? undefined : (r.rows[0] as Record<string, T>)[f];
+  }
+
+  run(query: Query, args?: readonly unknown[]): Promise<number> {
+    return this.exec(query.postgres, args);
+  }
+
+  write<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
+    return this.change<T>(query.postgres, args);
+  }
+
+  list(values: readonly (number | string)[]): readonly (number | string)[] {
+    return values;
+  }
+
   /**
    * Runs `fn` so that its writes can be rolled back alone when it throws. Most attempts either
    * succeed or fail before writing (a 404, a refused transition), so no savepoint is taken at
@@ -236,38 +278,38 @@ export class PgTx implements Tx {
     return this.lastTenant;
   }
 
-  get idempotency(): PgIdempotencyAnswers {
-    this._idempotency ??= new PgIdempotencyAnswers(this);
+  get idempotency(): SqlIdempotencyAnswers {
+    this._idempotency ??= new SqlIdempotencyAnswers(this, purgeLapsedClaims);
     return this._idempotency;
   }
 
-  get businesses(): PgBusinesses {
-    this._businesses ??= new PgBusinesses(this);
+  get businesses(): SqlBusinesses {
+    this._businesses ??= new SqlBusinesses(this);
     return this._businesses;
   }
 
-  get credentials(): PgCredentials {
-    this._credentials ??= new PgCredentials(this);
+  get credentials(): SqlCredentials {
+    this._credentials ??= new SqlCredentials(this);
     return this._credentials;
   }
 
-  get orders(): PgAnyOrders {
-    this._orders ??= new PgAnyOrders(this);
+  get orders(): SqlAnyOrders {
+    this._orders ??= new SqlAnyOrders(this);
     return this._orders;
   }
 
-  get outbox(): PgOutbox {
-    this._outbox ??= new PgOutbox(this);
+  get outbox(): SqlOutbox {
+    this._outbox ??= new SqlOutbox(this);
     return this._outbox;
   }
 
-  get webhooks(): PgWebhooks {
-    this._webhooks ??= new PgWebhooks(this);
+  get webhooks(): SqlWebhooks {
+    this._webhooks ??= new SqlWebhooks(this);
     return this._webhooks;
   }
 
-  get webhookSecrets(): PgWebhookSecrets {
-    this._webhookSecrets ??= new PgWebhookSecrets(this);
+  get webhookSecrets(): SqlWebhookSecrets {
+    this._webhookSecrets ??= new SqlWebhookSecrets(this);
     return this._webhookSecrets;
   }
 
@@ -282,23 +324,89 @@ function isDatabaseError(err: unknown): boolean {
   return err instanceof Error && typeof (err as { code?: unknown }).code === 'string' && 'severity' in err;
 }
 
+/** The advisory-lock class of "a brand's menu layers" ('menu' in ASCII); the brand id is the object. */
+const LAYERS_LOCK = 0x6d656e75;
+/** The advisory-lock class of "a SKU of a brand" ('sku ' in ASCII). */
+const SKU_LOCK = 0x736b7520;
+/** The advisory-lock class of "a branch's item states" ('stat' in ASCII); the branch id is the object. */
+const STATE_LOCK = 0x73746174;
+
 /** One business's view of a unit: every repository here is built around its business id. */
 export class PgTenantTx implements TenantTx {
-  private _brands?: PgBrands;
-  private _branches?: PgBranches;
-  private _priceGroups?: PgPriceGroups;
-  private _menus?: PgMenuCatalogue;
-  private _links?: PgMenuLinks;
-  private _layers?: PgMenuLayers;
-  private _stock?: PgStock;
-  private _orders?: PgOrders;
-  private _outbox?: PgTenantOutbox;
-  private _webhooks?: PgTenantWebhooks;
+  private _brands?: SqlBrands;
+  private _branches?: SqlBranches;
+  private _priceGroups?: SqlPriceGroups;
+  private _menus?: SqlMenuCatalogue;
+  private _links?: SqlMenuLinks;
+  private _layers?: SqlMenuLayers;
+  private _stock?: SqlStock;
+  private _orders?: SqlOrders;
+  private _outbox?: SqlTenantOutbox;
+  private _webhooks?: SqlTenantWebhooks;
 
   constructor(
     readonly tx: PgTx,
     readonly businessId: number,
   ) {}
+
+  /** Brands whose layers this unit has locked (a transaction-scoped lock is taken once). */
+  private readonly layersLocked = new Set<number>();
+
+  /**
+   * Sync, publish, store-level edits and enable toggles all read a store layer, change it (or
+   * build snapshots and the next version from it) and write back: under READ COMMITTED two
+   * instances doing that for one brand at once would each work from what the other has not
+   * committed yet (a publish shipping a layer a concurrent sync has just replaced, under a newer
+   * version). So the first layer read of a unit takes a transaction-scoped advisory lock on the
+   * brand, which makes those units run one after the other, as SQLite's single writer does.
+   * Advisory rather than `SELECT … FOR UPDATE` on the layer rows: the first sync of a branch has
+   * no row to lock yet, and one lock per brand cannot deadlock two publishes that name the
+   * brand's branches in different orders. The lock is its own statement, so the read after it
+   * sees whatever the unit that held it committed. A savepoint rolled back releases the locks
+   * taken inside it; this relies on nothing reading a layer again after a failed `attempt()` in
+   * the same unit (the request's handler is the whole attempt, and what follows it only stores
+   * the answer).
+   */
+  private async lockBrandLayers(brandId: number): Promise<void> {
+    if (this.layersLocked.has(brandId)) return;
+    await this.tx.exec('SELECT pg_advisory_xact_lock($1::int, ($2::bigint % 2147483648)::int)', [
+      LAYERS_LOCK,
+      brandId,
+    ]);
+    this.layersLocked.add(brandId);
+  }
+
+  /**
+   * In a write unit a SKU is locked before it is looked up (until the unit ends): the caller
+   * checks that no other item has it and then writes, and two instances doing that at once for
+   * one SKU would both pass the check; the second would then hit the unique index (a 500) where
+   * SQLite's single writer gives the caller's own "already uses" answer. The lock is its own
+   * statement, so the look after it sees what the unit that held it committed.
+   */
+  private async lockSku(brandId: number, sku: string): Promise<void> {
+    await this.tx.exec('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [
+      SKU_LOCK,
+      `${brandId}:${sku}`,
+    ]);
+  }
+
+  /** Branches whose item states this unit has locked (see lockBrandLayers on savepoints). */
+  private readonly statesLocked = new Set<number>();
+
+  /**
+   * A write unit's first state read of a branch takes a transaction-scoped advisory lock on it
+   * (its own statement, so the read after it sees what the holder committed): two instances
+   * changing one branch's items then take turns, as SQLite's single writer does, instead of each
+   * starting from what the other had not committed yet (a lost change, a "went out" counted twice).
+   */
+  private async lockBranchStates(branchId: number): Promise<void> {
+    if (this.statesLocked.has(branchId)) return;
+    await this.tx.exec('SELECT pg_advisory_xact_lock($1::int, ($2::bigint % 2147483648)::int)', [
+      STATE_LOCK,
+      branchId,
+    ]);
+    this.statesLocked.add(branchId);
+  }
 
   async business(): Promise<BusinessRow> {
     const b = await this.tx.row<BusinessRow>(
@@ -309,53 +417,55 @@ export class PgTenantTx implements TenantTx {
     return b;
   }
 
-  get brands(): PgBrands {
-    this._brands ??= new PgBrands(this.tx, this.businessId);
+  get brands(): SqlBrands {
+    this._brands ??= new SqlBrands(this.tx, this.businessId);
     return this._brands;
   }
 
-  get branches(): PgBranches {
-    this._branches ??= new PgBranches(this.tx, this.businessId);
+  get branches(): SqlBranches {
+    this._branches ??= new SqlBranches(this.tx, this.businessId);
     return this._branches;
   }
 
-  get priceGroups(): PgPriceGroups {
-    this._priceGroups ??= new PgPriceGroups(this.tx, this.businessId);
+  get priceGroups(): SqlPriceGroups {
+    this._priceGroups ??= new SqlPriceGroups(this.tx, this.businessId);
     return this._priceGroups;
   }
 
-  get orders(): PgOrders {
-    this._orders ??= new PgOrders(this.tx, this.businessId);
+  get orders(): SqlOrders {
+    this._orders ??= new SqlOrders(this.tx, this.businessId);
     return this._orders;
   }
 
-  get outbox(): PgTenantOutbox {
-    this._outbox ??= new PgTenantOutbox(this.tx, this.businessId);
+  get outbox(): SqlTenantOutbox {
+    this._outbox ??= new SqlTenantOutbox(this.tx, this.businessId);
     return this._outbox;
   }
 
-  get menus(): PgMenuCatalogue {
-    this._menus ??= new PgMenuCatalogue(this.tx, this.businessId);
+  get menus(): SqlMenuCatalogue {
+    this._menus ??= new SqlMenuCatalogue(this.tx, this.businessId, (brandId, sku) =>
+      this.lockSku(brandId, sku),
+    );
     return this._menus;
   }
 
-  get links(): PgMenuLinks {
-    this._links ??= new PgMenuLinks(this.tx, this.businessId);
+  get links(): SqlMenuLinks {
+    this._links ??= new SqlMenuLinks(this.tx, this.businessId);
     return this._links;
   }
 
-  get layers(): PgMenuLayers {
-    this._layers ??= new PgMenuLayers(this.tx, this.businessId);
+  get layers(): SqlMenuLayers {
+    this._layers ??= new SqlMenuLayers(this.tx, this.businessId, (brandId) => this.lockBrandLayers(brandId));
     return this._layers;
   }
 
-  get stock(): PgStock {
-    this._stock ??= new PgStock(this.tx, this.businessId);
+  get stock(): SqlStock {
+    this._stock ??= new SqlStock(this.tx, this.businessId, (branchId) => this.lockBranchStates(branchId));
     return this._stock;
   }
 
-  get webhooks(): PgTenantWebhooks {
-    this._webhooks ??= new PgTenantWebhooks(this.tx, this.businessId);
+  get webhooks(): SqlTenantWebhooks {
+    this._webhooks ??= new SqlTenantWebhooks(this.tx, this.businessId);
     return this._webhooks;
   }
 }

@@ -467,4 +467,30 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX deliveries_leased ON webhook_deliveries(lease_until) WHERE lease_until IS NOT NULL;
   ALTER TABLE idempotency_keys ADD COLUMN event_seq INTEGER;
   `,
+  // v8: the same schema as PostgreSQL's, column for column (test/postgres/schema.test.ts), so the
+  // repositories are written once (store/sql/): a stored answer's time is created_ms and its
+  // payload null when it refers to its event; the snapshot's column is `template` (it is not
+  // JSON: it holds placeholders); a delivery's lease records its host, as on PostgreSQL.
+  `
+  CREATE TABLE idempotency_keys_v8 (
+    credential_key TEXT NOT NULL,
+    idem_key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    is_error INTEGER NOT NULL,
+    payload TEXT,
+    created_ms INTEGER NOT NULL,
+    event_seq INTEGER,
+    PRIMARY KEY (credential_key, idem_key)
+  );
+  INSERT INTO idempotency_keys_v8
+    SELECT credential_key, idem_key, fingerprint, status, is_error,
+      CASE WHEN event_seq IS NULL THEN payload END, created_at, event_seq
+    FROM idempotency_keys;
+  DROP TABLE idempotency_keys;
+  ALTER TABLE idempotency_keys_v8 RENAME TO idempotency_keys;
+  CREATE INDEX idempotency_created ON idempotency_keys(created_ms);
+  ALTER TABLE menu_snapshots RENAME COLUMN json TO template;
+  ALTER TABLE webhook_deliveries ADD COLUMN lease_host TEXT;
+  `,
 ];

@@ -1,19 +1,20 @@
 import type { Statement } from 'better-sqlite3';
 import type { BusinessRow } from '../credentials-repo.js';
 import type { TenantTx, Tx } from '../store.js';
-import { BranchPageCache, SqliteBranches, SqliteBrands } from './brands-repo.js';
-import { SqlitePriceGroups } from './catalog-repo.js';
-import { SqliteBusinesses, SqliteCredentials } from './credentials-repo.js';
 import type { Db } from './db.js';
-import { SqliteIdempotencyAnswers } from './idempotency-repo.js';
-import { SqliteMenuCatalogue } from './menus/catalogue-repo.js';
-import { SqliteMenuLayers } from './menus/layers-repo.js';
-import { SqliteMenuLinks } from './menus/links-repo.js';
-import { SqliteStock } from './stock-repo.js';
-import { SqliteAnyOrders, SqliteOrders } from './orders-repo.js';
-import { SqliteOutbox, SqliteTenantOutbox } from './outbox-repo.js';
 import { SqliteDeliveries } from './deliveries-repo.js';
-import { SqliteTenantWebhooks, SqliteWebhookSecrets, SqliteWebhooks } from './webhooks-repo.js';
+import { BranchPageCache, SqlBranches, SqlBrands } from '../sql/brands-repo.js';
+import { SqlPriceGroups } from '../sql/catalog-repo.js';
+import { SqlBusinesses, SqlCredentials } from '../sql/credentials-repo.js';
+import { SqlAnyOrders, SqlOrders } from '../sql/orders-repo.js';
+import { SqlIdempotencyAnswers } from '../sql/idempotency-repo.js';
+import { SqlMenuLinks } from '../sql/menus/links-repo.js';
+import { SqlMenuCatalogue } from '../sql/menus/catalogue-repo.js';
+import { SqlMenuLayers } from '../sql/menus/layers-repo.js';
+import { SqlStock } from '../sql/stock-repo.js';
+import { SqlOutbox, SqlTenantOutbox } from '../sql/outbox-repo.js';
+import type { Query, Sql } from '../sql/query.js';
+import { SqlTenantWebhooks, SqlWebhookSecrets, SqlWebhooks } from '../sql/webhooks-repo.js';
 import { sql } from './statements.js';
 import type { Unit } from './unit-of-work.js';
 
@@ -32,16 +33,17 @@ export class SqliteShared {
  * which check that this unit is the one running (and may write): a handle kept past its unit,
  * or a write from a read unit, fails instead of touching someone else's transaction.
  */
-export class SqliteTx implements Tx {
+export class SqliteTx implements Tx, Sql {
+  readonly dialect = 'sqlite';
   // Repositories are made on first use and kept for the unit (the hot read path makes two objects).
   private lastTenant?: SqliteTenantTx;
-  private _idempotency?: SqliteIdempotencyAnswers;
-  private _businesses?: SqliteBusinesses;
-  private _credentials?: SqliteCredentials;
-  private _orders?: SqliteAnyOrders;
-  private _outbox?: SqliteOutbox;
-  private _webhooks?: SqliteWebhooks;
-  private _webhookSecrets?: SqliteWebhookSecrets;
+  private _idempotency?: SqlIdempotencyAnswers;
+  private _businesses?: SqlBusinesses;
+  private _credentials?: SqlCredentials;
+  private _orders?: SqlAnyOrders;
+  private _outbox?: SqlOutbox;
+  private _webhooks?: SqlWebhooks;
+  private _webhookSecrets?: SqlWebhookSecrets;
   private _deliveries?: SqliteDeliveries;
 
   constructor(
@@ -65,6 +67,85 @@ export class SqliteTx implements Tx {
     this.unit.check(true);
     this.unit.wrote = true;
     return sql(this.db, text);
+  }
+
+  get writing(): boolean {
+    return this.unit.mode === 'write';
+  }
+
+  /** The query's statement on this connection, kept on the query (one connection per process). */
+  private prepared(query: Query, write: boolean): Statement {
+    this.unit.check(write);
+    if (write) this.unit.wrote = true;
+    if (query.cachedOn === this.db) return query.cached as Statement;
+    const s = sql(this.db, query.sqlite);
+    query.cached = s;
+    query.cachedOn = this.db;
+    return s;
+  }
+
+  /** The same, returning only the first column (a statement of its own: pluck() is a mode of it). */
+  private plucked(query: Query): Statement {
+    this.unit.check(false);
+    const q = query as Query & { pluckedOn?: Db; plucked?: Statement };
+    if (q.pluckedOn === this.db) return q.plucked!;
+    q.plucked = this.db.prepare(query.sqlite).pluck();
+    q.pluckedOn = this.db;
+    return q.plucked;
+  }
+
+  // The Sql seam (store/sql/query.ts). better-sqlite3 is synchronous: each answer is a settled
+  // promise, and an error a rejected one, as on PostgreSQL.
+  all<T>(query: Query, args: readonly unknown[] = []): Promise<T[]> {
+    try {
+      return Promise.resolve(this.prepared(query, false).all(...args) as T[]);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  get<T>(query: Query, args: readonly unknown[] = []): Promise<T | undefined> {
+    try {
+      return Promise.resolve(this.prepared(query, false).get(...args) as T | undefined);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  column<T>(query: Query, args: readonly unknown[] = []): Promise<T[]> {
+    try {
+      return Promise.resolve(this.plucked(query).all(...args) as T[]);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  value<T>(query: Query, args: readonly unknown[] = []): Promise<T | undefined> {
+    try {
+      return Promise.resolve(this.plucked(query).get(...args) as T | undefined);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  run(query: Query, args: readonly unknown[] = []): Promise<number> {
+    try {
+      return Promise.resolve(this.prepared(query, true).run(...args).changes);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  write<T>(query: Query, args: readonly unknown[] = []): Promise<T[]> {
+    try {
+      return Promise.resolve(this.prepared(query, true).all(...args) as T[]);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  list(values: readonly (number | string)[]): string {
+    return JSON.stringify(values);
   }
 
   async attempt<T>(fn: () => Promise<T>): Promise<T> {
@@ -94,38 +175,38 @@ export class SqliteTx implements Tx {
     return this.lastTenant;
   }
 
-  get idempotency(): SqliteIdempotencyAnswers {
-    this._idempotency ??= new SqliteIdempotencyAnswers(this);
+  get idempotency(): SqlIdempotencyAnswers {
+    this._idempotency ??= new SqlIdempotencyAnswers(this);
     return this._idempotency;
   }
 
-  get businesses(): SqliteBusinesses {
-    this._businesses ??= new SqliteBusinesses(this);
+  get businesses(): SqlBusinesses {
+    this._businesses ??= new SqlBusinesses(this);
     return this._businesses;
   }
 
-  get credentials(): SqliteCredentials {
-    this._credentials ??= new SqliteCredentials(this);
+  get credentials(): SqlCredentials {
+    this._credentials ??= new SqlCredentials(this);
     return this._credentials;
   }
 
-  get orders(): SqliteAnyOrders {
-    this._orders ??= new SqliteAnyOrders(this);
+  get orders(): SqlAnyOrders {
+    this._orders ??= new SqlAnyOrders(this);
     return this._orders;
   }
 
-  get outbox(): SqliteOutbox {
-    this._outbox ??= new SqliteOutbox(this);
+  get outbox(): SqlOutbox {
+    this._outbox ??= new SqlOutbox(this);
     return this._outbox;
   }
 
-  get webhooks(): SqliteWebhooks {
-    this._webhooks ??= new SqliteWebhooks(this);
+  get webhooks(): SqlWebhooks {
+    this._webhooks ??= new SqlWebhooks(this);
     return this._webhooks;
   }
 
-  get webhookSecrets(): SqliteWebhookSecrets {
-    this._webhookSecrets ??= new SqliteWebhookSecrets(this);
+  get webhookSecrets(): SqlWebhookSecrets {
+    this._webhookSecrets ??= new SqlWebhookSecrets(this);
     return this._webhookSecrets;
   }
 
@@ -137,16 +218,16 @@ export class SqliteTx implements Tx {
 
 /** One business's view of a unit: every repository here is built around its business id. */
 export class SqliteTenantTx implements TenantTx {
-  private _brands?: SqliteBrands;
-  private _branches?: SqliteBranches;
-  private _priceGroups?: SqlitePriceGroups;
-  private _orders?: SqliteOrders;
-  private _outbox?: SqliteTenantOutbox;
-  private _menus?: SqliteMenuCatalogue;
-  private _links?: SqliteMenuLinks;
-  private _layers?: SqliteMenuLayers;
-  private _stock?: SqliteStock;
-  private _webhooks?: SqliteTenantWebhooks;
+  private _brands?: SqlBrands;
+  private _branches?: SqlBranches;
+  private _priceGroups?: SqlPriceGroups;
+  private _orders?: SqlOrders;
+  private _outbox?: SqlTenantOutbox;
+  private _menus?: SqlMenuCatalogue;
+  private _links?: SqlMenuLinks;
+  private _layers?: SqlMenuLayers;
+  private _stock?: SqlStock;
+  private _webhooks?: SqlTenantWebhooks;
 
   constructor(
     readonly tx: SqliteTx,
@@ -159,53 +240,53 @@ export class SqliteTenantTx implements TenantTx {
     return b;
   }
 
-  get brands(): SqliteBrands {
-    this._brands ??= new SqliteBrands(this.tx, this.businessId);
+  get brands(): SqlBrands {
+    this._brands ??= new SqlBrands(this.tx, this.businessId);
     return this._brands;
   }
 
-  get branches(): SqliteBranches {
-    this._branches ??= new SqliteBranches(this.tx, this.businessId, this.tx.shared.branchPages);
+  get branches(): SqlBranches {
+    this._branches ??= new SqlBranches(this.tx, this.businessId, this.tx.shared.branchPages);
     return this._branches;
   }
 
-  get priceGroups(): SqlitePriceGroups {
-    this._priceGroups ??= new SqlitePriceGroups(this.tx, this.businessId);
+  get priceGroups(): SqlPriceGroups {
+    this._priceGroups ??= new SqlPriceGroups(this.tx, this.businessId);
     return this._priceGroups;
   }
 
-  get orders(): SqliteOrders {
-    this._orders ??= new SqliteOrders(this.tx, this.businessId);
+  get orders(): SqlOrders {
+    this._orders ??= new SqlOrders(this.tx, this.businessId);
     return this._orders;
   }
 
-  get outbox(): SqliteTenantOutbox {
-    this._outbox ??= new SqliteTenantOutbox(this.tx, this.businessId);
+  get outbox(): SqlTenantOutbox {
+    this._outbox ??= new SqlTenantOutbox(this.tx, this.businessId);
     return this._outbox;
   }
 
-  get menus(): SqliteMenuCatalogue {
-    this._menus ??= new SqliteMenuCatalogue(this.tx, this.businessId);
+  get menus(): SqlMenuCatalogue {
+    this._menus ??= new SqlMenuCatalogue(this.tx, this.businessId);
     return this._menus;
   }
 
-  get links(): SqliteMenuLinks {
-    this._links ??= new SqliteMenuLinks(this.tx, this.businessId);
+  get links(): SqlMenuLinks {
+    this._links ??= new SqlMenuLinks(this.tx, this.businessId);
     return this._links;
   }
 
-  get layers(): SqliteMenuLayers {
-    this._layers ??= new SqliteMenuLayers(this.tx, this.businessId);
+  get layers(): SqlMenuLayers {
+    this._layers ??= new SqlMenuLayers(this.tx, this.businessId);
     return this._layers;
   }
 
-  get stock(): SqliteStock {
-    this._stock ??= new SqliteStock(this.tx, this.businessId);
+  get stock(): SqlStock {
+    this._stock ??= new SqlStock(this.tx, this.businessId);
     return this._stock;
   }
 
-  get webhooks(): SqliteTenantWebhooks {
-    this._webhooks ??= new SqliteTenantWebhooks(this.tx, this.businessId);
+  get webhooks(): SqlTenantWebhooks {
+    this._webhooks ??= new SqlTenantWebhooks(this.tx, this.businessId);
     return this._webhooks;
   }
 }

@@ -4,9 +4,9 @@
 // after the core schema (it references businesses(id)).
 //
 // - ids: bigint identity, GENERATED ALWAYS, so an id is never handed out twice (SQLite needed
-//   AUTOINCREMENT for that, migration 6); the repositories turn them back into JS numbers.
+//   AUTOINCREMENT for that, migration 6); the pool's type parser reads them as JS numbers.
 // - times the server writes (created_at, updated_at, published_at, …): timestamptz, read back as
-//   the same ISO strings SQLite stores (ISO below).
+//   the same ISO strings SQLite stores (the pool's type parser, pool.ts).
 // - JSON columns: `json`, not `jsonb`. jsonb re-orders object keys and the API answers must be
 //   byte-identical on both backends (visibilities, prices and menu trees are echoed in the order
 //   they were written); no query looks inside these columns, so jsonb's indexing buys nothing.
@@ -233,17 +233,3 @@ CREATE TABLE menu_oos_activity (
 );
 CREATE INDEX menu_oos_activity_at ON menu_oos_activity(business_id, entity_type, at_ms);
 `;
-
-/**
- * A timestamptz column read back as SQLite stores it (`Date#toISOString`: milliseconds, `Z`),
- * whatever the session's TimeZone and whatever type parser the pool has.
- */
-export const iso = (column: string, as = column.replace(/^.*\./, '')) =>
-  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${as}`;
-
-/** A bigint (node-postgres hands it over as a string) as the JS number it was written as. */
-export const num = (v: unknown): number => Number(v);
-export const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-
-/** A json column, parsed whether or not the pool's type parser already did. */
-export const json = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));

@@ -1,0 +1,194 @@
+// The locks the catalogue repositories take on PostgreSQL (hooks of PgTenantTx: a brand's menu
+// layers, a SKU, a branch's item states), each seen from two connections. (The repositories
+// themselves are written once, store/sql/, and run on both backends through every server suite.)
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MenuDef } from '../../domain/menus.js';
+import type { TenantTx } from '../store.js';
+import { openClient } from './pool.js';
+import { CATALOG_SCHEMA } from './schema/catalog.js';
+import { PgTx } from './tx.js';
+
+const url = process.env.PARTNER_TEST_DATABASE_URL;
+const required = process.env.PARTNER_TEST_POSTGRES === 'required';
+if (!url) {
+  if (required) throw new Error('PARTNER_TEST_POSTGRES=required but PARTNER_TEST_DATABASE_URL is not set');
+  console.warn('locks.test.ts: PARTNER_TEST_DATABASE_URL is not set: the PostgreSQL half was NOT run');
+}
+
+const T0 = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
+const layer = (title: string) =>
+  ({
+    brand_id: 0,
+    sections: [{ id: 9, title, z: 1, a: 2 }],
+    categories: [],
+    items: [],
+    modifierGroups: [],
+  }) as unknown as MenuDef;
+
+let admin: pg.Client;
+const schema = `pgb_parity_${process.pid}_${Date.now()}`;
+const pgClients: pg.Client[] = [];
+
+async function pgClient(): Promise<pg.Client> {
+  // The store's own client settings (type parsers, UTC), on this test's schema.
+  const c = openClient(url!);
+  await c.connect();
+  await c.query(`SET search_path = ${schema}`);
+  pgClients.push(c);
+  return c;
+}
+
+/** Whether the backend `pid` comes to wait for an advisory lock (a bounded look: 5 s at most). */
+async function parkedOnLock(watch: pg.Client, pid: number): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    const r = await watch.query(
+      "SELECT 1 FROM pg_locks WHERE pid = $1 AND locktype = 'advisory' AND NOT granted",
+      [pid],
+    );
+    if (r.rowCount === 1) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+const pidOf = async (c: pg.Client) =>
+  (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+
+/** One business's catalogue repositories in a write unit on `c`, built as the PG TenantTx builds them. */
+function pgTenant(c: pg.Client, businessId: number): TenantTx {
+  return new PgTx(c as unknown as pg.PoolClient, 'write', { deliveryPerUrl: 1 }).tenant(businessId);
+}
+
+describe.skipIf(!url)('catalogue repositories on PostgreSQL', () => {
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    // The core schema's businesses table, as much of it as the catalogue references.
+    await admin.query(
+      `SET search_path = ${schema};
+       CREATE TABLE businesses (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, title text NOT NULL);
+       INSERT INTO businesses (title) VALUES ('one'), ('two');
+       ${CATALOG_SCHEMA}`,
+    );
+    // What the tests start from: a brand carried by a branch, its store layer, an item out of stock there.
+    const c = await pgClient();
+    await c.query('BEGIN');
+    const t = pgTenant(c, 1);
+    const brand = await t.brands.create({ title: 'B', logo: '', banner: '' }, T0);
+    const branch = await t.branches.insert({ fields: {}, price_group_id: null, brand_ids: [brand.id] }, T0);
+    await t.layers.saveStoreLayer(brand.id, branch, layer('edited'), T0, true);
+    const item = await t.menus.items.create(
+      brand.id,
+      {
+        title: 'i',
+        partner_item_id: 'SKU-0',
+        description: '',
+        prices: {},
+        group_prices: {},
+        visibilities: {},
+        enabled: true,
+        only_modifier: false,
+      },
+      T0,
+    );
+    await t.stock.setState(branch, item.id, { available: false, stock: null, snoozedUntil: null }, T0);
+    await c.query('COMMIT');
+  });
+
+  afterAll(async () => {
+    for (const c of pgClients) await c.end();
+    if (admin) {
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+    }
+  });
+
+  it("a brand's layers are locked for the unit that read them: a concurrent sync waits and then sees the commit", async () => {
+    const [a, b, watch] = [await pgClient(), await pgClient(), await pgClient()];
+    const bPid = await pidOf(b);
+    await a.query('BEGIN');
+    await b.query('BEGIN');
+    const ta = pgTenant(a, 1);
+    const tb = pgTenant(b, 1);
+    const [brand] = await ta.brands.ids();
+    const [branch] = await ta.branches.carrying(brand!);
+    expect((await ta.layers.storeLayer(brand!, branch!))?.sections[0]?.title).toBe('edited');
+    await ta.layers.saveStoreLayer(brand!, branch!, layer('from A'), T0, true);
+
+    let seen: string | undefined;
+    const waiting = tb.layers.storeLayer(brand!, branch!).then((l) => {
+      seen = l?.sections[0]?.title;
+    });
+    // B is parked on the advisory lock.
+    const locked = await parkedOnLock(watch, bPid);
+    expect(locked).toBe(true);
+    expect(seen).toBeUndefined();
+    await a.query('COMMIT');
+    await waiting;
+    expect(seen).toBe('from A');
+    await b.query('ROLLBACK');
+  });
+  it('a SKU checked in a write unit is locked: a concurrent create of it waits, then finds the first', async () => {
+    const [a, b, watch] = [await pgClient(), await pgClient(), await pgClient()];
+    const bPid = await pidOf(b);
+    await a.query('BEGIN');
+    await b.query('BEGIN');
+    const ta = pgTenant(a, 1);
+    const tb = pgTenant(b, 1);
+    const [brand] = await ta.brands.ids();
+    expect(await ta.menus.items.withSku(brand!, 'RACE-1')).toBeUndefined();
+    const made = await ta.menus.items.create(
+      brand!,
+      {
+        title: 'first',
+        partner_item_id: 'RACE-1',
+        description: '',
+        prices: {},
+        group_prices: {},
+        visibilities: {},
+        enabled: true,
+        only_modifier: false,
+      },
+      T0,
+    );
+    let seen: number | undefined | 'pending' = 'pending';
+    const waiting = tb.menus.items.withSku(brand!, 'RACE-1').then((id) => {
+      seen = id;
+    });
+    expect(await parkedOnLock(watch, bPid)).toBe(true);
+    expect(seen).toBe('pending');
+    await a.query('COMMIT');
+    await waiting;
+    expect(seen).toBe(made.id);
+    await b.query('ROLLBACK');
+  });
+  it("an item state read in a write unit locks the branch's states: a concurrent change waits, then starts from the commit", async () => {
+    const [a, b, watch] = [await pgClient(), await pgClient(), await pgClient()];
+    const bPid = await pidOf(b);
+    await a.query('BEGIN');
+    await b.query('BEGIN');
+    const ta = pgTenant(a, 1);
+    const tb = pgTenant(b, 1);
+    const [brand] = await ta.brands.ids();
+    const [branch] = await ta.branches.carrying(brand!);
+    const [item] = await ta.menus.items.ofBrand(brand!);
+    expect(await ta.stock.state(branch!, item!.id)).toEqual({
+      available: false,
+      stock: null,
+      snoozedUntil: null,
+    });
+    await ta.stock.setState(branch!, item!.id, { available: true, stock: 7, snoozedUntil: null }, T0);
+    let seen: unknown = 'pending';
+    const waiting = tb.stock.state(branch!, item!.id).then((s) => {
+      seen = s;
+    });
+    expect(await parkedOnLock(watch, bPid)).toBe(true);
+    expect(seen).toBe('pending');
+    await a.query('COMMIT');
+    await waiting;
+    expect(seen).toEqual({ available: true, stock: 7, snoozedUntil: null });
+    await b.query('ROLLBACK');
+  });
+});

@@ -1,0 +1,59 @@
+// Price groups of one business, written once for both backends (store/sql/query.ts).
+import type { PriceGroupFields, PriceGroupRow, PriceGroupsRepo } from '../catalog-repo.js';
+import { q, type Sql } from './query.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const GROUP = 'id, business_id, title, description, created_at, updated_at';
+
+const G = {
+  list: q(`SELECT ${GROUP} FROM price_groups WHERE business_id = ? ORDER BY id`),
+  get: q(`SELECT ${GROUP} FROM price_groups WHERE id = ? AND business_id = ?`),
+  getLocked: q((d) => `SELECT ${GROUP} FROM price_groups WHERE id = ? AND business_id = ?${d.lockShared}`),
+  ids: q('SELECT id FROM price_groups WHERE business_id = ? ORDER BY id'),
+  create: q(
+    `INSERT INTO price_groups (business_id, title, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING ${GROUP}`,
+  ),
+  update: q(
+    'UPDATE price_groups SET title = ?, description = ?, updated_at = ? WHERE id = ? AND business_id = ?',
+  ),
+  delete: q('DELETE FROM price_groups WHERE id = ? AND business_id = ?'),
+};
+
+export class SqlPriceGroups implements PriceGroupsRepo {
+  constructor(
+    private readonly db: Sql,
+    private readonly businessId: number,
+  ) {}
+
+  list(): Promise<PriceGroupRow[]> {
+    return this.db.all(G.list, [this.businessId]);
+  }
+
+  get(id: number, forUpdate = false): Promise<PriceGroupRow | undefined> {
+    return this.db.get(forUpdate && this.db.writing ? G.getLocked : G.get, [id, this.businessId]);
+  }
+
+  ids(): Promise<number[]> {
+    return this.db.column(G.ids, [this.businessId]);
+  }
+
+  async create(g: PriceGroupFields, now: number): Promise<PriceGroupRow> {
+    const at = iso(now);
+    const [r] = await this.db.write<PriceGroupRow>(G.create, [
+      this.businessId,
+      g.title,
+      g.description,
+      at,
+      at,
+    ]);
+    return r!;
+  }
+
+  async update(id: number, g: PriceGroupFields, now: number): Promise<void> {
+    await this.db.run(G.update, [g.title, g.description, iso(now), id, this.businessId]);
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.run(G.delete, [id, this.businessId]);
+  }
+}

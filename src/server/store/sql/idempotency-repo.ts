@@ -1,0 +1,109 @@
+// Stored Idempotency-Key answers, written once for both backends (store/sql/query.ts). The claims
+// stay per backend: in memory on SQLite (one process owns the file), rows with a lease on
+// PostgreSQL (every instance sees them); both read an answer with ANSWER and answerOf.
+import { IDEMPOTENCY_TTL_MS, type StoredResponse } from '../../domain/idempotency.js';
+import type { IdempotencyAnswers } from '../idempotency-repo.js';
+import { ordersTextOf, seqOfEventId } from '../outbox-repo.js';
+import { q, type Sql } from './query.js';
+
+export interface AnswerRow {
+  fingerprint: string;
+  status: number;
+  is_error: boolean | number;
+  /** Null when the answer is kept as a reference to its event (event_seq). */
+  payload: string | null;
+  created_ms: number;
+  event_seq: number | null;
+  /** The referred event's payload and id, when the answer is kept as a reference. */
+  event_payload: string | null;
+  event_id: string | null;
+}
+
+// An answer kept by reference reads its bytes back from the event it names, in the same
+// statement: on a shared store, whichever instance answers, the replay is the bytes of the
+// shared event row (outbox rows are never deleted, and outlive the 24 h an answer is kept).
+export const ANSWER = q(`SELECT k.fingerprint, k.status, k.is_error, k.payload, k.created_ms, k.event_seq,
+    e.payload AS event_payload, e.id AS event_id
+  FROM idempotency_keys k LEFT JOIN outbox_events e ON e.seq = k.event_seq
+  WHERE k.credential_key = ? AND k.idem_key = ?`);
+
+export function answerOf(r: AnswerRow | undefined): StoredResponse | undefined {
+  if (!r) return undefined;
+  let payload = r.payload;
+  if (r.event_seq !== null) {
+    // Cannot fail while outbox rows are kept; if it did, the key is treated as unused rather
+    // than replaying a wrong answer.
+    payload = r.event_payload === null ? null : (ordersTextOf(r.event_payload) ?? null);
+  }
+  if (payload === null) return undefined;
+  return {
+    fingerprint: r.fingerprint,
+    status: r.status,
+    isError: Boolean(r.is_error),
+    payload,
+    createdAt: r.created_ms,
+    ...(r.event_id === null ? {} : { event: r.event_id }),
+  };
+}
+
+const A = {
+  // Replaces only an answer past the window. A fresh one means another execution of the same key
+  // committed first (on a shared store, its claim lapsed while it ran): this unit must not commit
+  // a second execution, so it fails whole. A concurrent one waits on the key's index entry until
+  // the other commits, then lands here too. By reference (event_seq, no payload) only when the
+  // bytes really are the named event's one order, as eventPayload wrote it: checked in the unit
+  // that wrote the event and in the same statement, so a replay can never differ from the first
+  // answer. (`WHERE true`: SQLite's parser needs a WHERE before ON CONFLICT in an INSERT … SELECT.)
+  put: q(
+    (d) => `WITH ev AS (
+       SELECT seq FROM outbox_events WHERE seq = ? AND id = ? AND ${d.endsWith('payload')}
+     )
+     INSERT INTO idempotency_keys AS k (credential_key, idem_key, fingerprint, status, is_error, payload, created_ms, event_seq)
+     SELECT ?, ?, ?, ?, CAST(? AS BOOLEAN), CASE WHEN ev.seq IS NULL THEN ${d.jsonParam} END, ?, ev.seq
+     FROM (SELECT 1) AS one LEFT JOIN ev ON true WHERE true
+     ON CONFLICT (credential_key, idem_key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status,
+       is_error = excluded.is_error, payload = excluded.payload, created_ms = excluded.created_ms,
+       event_seq = excluded.event_seq
+     WHERE k.created_ms <= ?`,
+  ),
+  purge: q('DELETE FROM idempotency_keys WHERE created_ms <= ?'),
+};
+
+export class SqlIdempotencyAnswers implements IdempotencyAnswers {
+  constructor(
+    private readonly db: Sql,
+    /** Run after purge() in the same unit (PostgreSQL: drop claims whose holder died). */
+    private readonly afterPurge?: (db: Sql, now: number) => Promise<void>,
+  ) {}
+
+  async get(credentialKey: string, key: string): Promise<StoredResponse | undefined> {
+    return answerOf(await this.db.get<AnswerRow>(ANSWER, [credentialKey, key]));
+  }
+
+  async put(credentialKey: string, key: string, s: StoredResponse): Promise<void> {
+    const seq = s.event === undefined ? undefined : seqOfEventId(s.event);
+    const suffix = `"orders":[${s.payload}]}`;
+    const stored = await this.db.run(A.put, [
+      seq ?? null,
+      s.event ?? null,
+      suffix,
+      suffix,
+      credentialKey,
+      key,
+      s.fingerprint,
+      s.status,
+      s.isError ? 1 : 0,
+      s.payload,
+      s.createdAt,
+      s.createdAt - IDEMPOTENCY_TTL_MS,
+    ]);
+    if (stored === 0)
+      throw new Error(`Idempotency-Key ${JSON.stringify(key)} was answered by another execution meanwhile`);
+  }
+
+  async purge(now: number): Promise<number> {
+    const dropped = await this.db.run(A.purge, [now - IDEMPOTENCY_TTL_MS]);
+    await this.afterPurge?.(this.db, now);
+    return dropped;
+  }
+}

@@ -1,0 +1,231 @@
+// The business-level menu definition, table-driven, written once for both backends
+// (store/sql/query.ts): each menu table's statements are built once from its descriptor.
+import type {
+  CategoryFields,
+  CategoryRow,
+  GroupFields,
+  GroupRow,
+  ItemFields,
+  ItemRow,
+  MenuCatalogue,
+  MenuEntities,
+  SectionFields,
+  SectionRow,
+} from '../../menus/catalogue-repo.js';
+import { json, type Query, q, type Sql } from '../query.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** How a field is kept in a column: JSON text, a boolean (0/1 on SQLite), or as it is. */
+type Codec = 'json' | 'json?' | 'bool' | 'plain';
+const encode = (c: Codec, v: unknown) =>
+  c === 'plain' || (c === 'json?' && v === null) ? v : c === 'bool' ? (v ? 1 : 0) : JSON.stringify(v);
+const decode = (c: Codec, v: unknown) =>
+  c === 'plain' || (c === 'json?' && v === null) ? v : c === 'bool' ? Boolean(v) : json(v);
+
+/** A menu table: its name and, per field of the row, its column and codec. */
+interface Table<Fields> {
+  name: string;
+  columns: { [K in keyof Fields]: [column: string, codec: Codec] };
+}
+
+const SECTIONS: Table<SectionFields> = {
+  name: 'menu_sections',
+  columns: {
+    title: ['title', 'plain'],
+    description: ['description', 'plain'],
+    available_times: ['available_times', 'json?'],
+    is_enabled: ['is_enabled', 'bool'],
+    visibilities: ['visibilities', 'json'],
+    blackout_dates: ['blackout_dates', 'json'],
+  },
+};
+const CATEGORIES: Table<CategoryFields> = {
+  name: 'menu_categories',
+  columns: {
+    title: ['title', 'plain'],
+    description: ['description', 'plain'],
+    is_enabled: ['is_enabled', 'bool'],
+  },
+};
+const ITEMS: Table<ItemFields> = {
+  name: 'menu_items',
+  columns: {
+    title: ['title', 'plain'],
+    partner_item_id: ['partner_item_id', 'plain'],
+    description: ['description', 'plain'],
+    prices: ['prices', 'json'],
+    group_prices: ['group_prices', 'json'],
+    visibilities: ['visibilities', 'json'],
+    enabled: ['enabled', 'bool'],
+    only_modifier: ['only_modifier', 'bool'],
+  },
+};
+const GROUPS: Table<GroupFields> = {
+  name: 'menu_modifier_groups',
+  columns: { title: ['title', 'plain'], min: ['min_choices', 'plain'], max: ['max_choices', 'plain'] },
+};
+
+type Stored = Record<string, unknown>;
+type Field = [key: string, column: string, codec: Codec];
+
+/** A table's fields and statements, made once per table (not per unit). */
+interface Compiled {
+  fields: Field[];
+  select: string;
+  get: Query;
+  getLocked: Query;
+  getMany: Query;
+  ofBrand: Query;
+  insert: Query;
+  update: Query;
+  delete: Query;
+}
+
+const compiled = new Map<string, Compiled>();
+function compile(table: Table<object>): Compiled {
+  const known = compiled.get(table.name);
+  if (known) return known;
+  const fields = (Object.entries(table.columns) as [string, [string, Codec]][]).map(
+    ([k, [col, codec]]): Field => [k, col, codec],
+  );
+  const cols = fields.map((f) => f[1]);
+  const select = `id, business_id, brand_id, ${cols.join(', ')}`;
+  const from = `SELECT ${select} FROM ${table.name}`;
+  const c: Compiled = {
+    fields,
+    select,
+    get: q(`${from} WHERE id = ? AND business_id = ?`),
+    getLocked: q((d) => `${from} WHERE id = ? AND business_id = ?${d.lockShared}`),
+    getMany: q((d) => `${from} WHERE id ${d.inList('bigint')} AND business_id = ?`),
+    ofBrand: q(`${from} WHERE brand_id = ? AND business_id = ? ORDER BY id`),
+    insert: q(`INSERT INTO ${table.name} (business_id, brand_id, ${cols.join(', ')}, created_at, updated_at)
+               VALUES (?, ?, ${cols.map(() => '?').join(', ')}, ?, ?) RETURNING ${select}`),
+    update: q(`UPDATE ${table.name} SET ${cols.map((c) => `${c} = ?`).join(', ')}, updated_at = ?
+               WHERE id = ? AND business_id = ?`),
+    delete: q(`DELETE FROM ${table.name} WHERE id = ? AND business_id = ?`),
+  };
+  compiled.set(table.name, c);
+  return c;
+}
+
+/** One menu table, table-driven. */
+class SqlMenuEntities<
+  Fields extends object,
+  Row extends { id: number; business_id: number; brand_id: number },
+> implements MenuEntities<Row, Fields>
+{
+  protected readonly c: Compiled;
+
+  constructor(
+    protected readonly db: Sql,
+    protected readonly businessId: number,
+    table: Table<Fields>,
+  ) {
+    this.c = compile(table as Table<object>);
+  }
+
+  protected row(r: Stored): Row {
+    const out: Record<string, unknown> = { id: r.id, business_id: r.business_id, brand_id: r.brand_id };
+    for (const [k, col, codec] of this.c.fields) out[k] = decode(codec, r[col]);
+    return out as Row;
+  }
+
+  private values(f: Fields): unknown[] {
+    return this.c.fields.map(([k, , codec]) => encode(codec, (f as Record<string, unknown>)[k]));
+  }
+
+  async get(id: number, forUpdate = false): Promise<Row | undefined> {
+    const r = await this.db.get<Stored>(forUpdate && this.db.writing ? this.c.getLocked : this.c.get, [
+      id,
+      this.businessId,
+    ]);
+    return r && this.row(r);
+  }
+
+  async getMany(ids: readonly number[]): Promise<{ rows: Row[]; missing: number[] }> {
+    // One statement, then the rows in the order asked (a repeated id comes back twice).
+    const found = new Map<number, Row>();
+    if (ids.length) {
+      for (const r of await this.db.all<Stored>(this.c.getMany, [this.db.list(ids), this.businessId])) {
+        const row = this.row(r);
+        found.set(row.id, row);
+      }
+    }
+    const rows: Row[] = [];
+    const missing: number[] = [];
+    for (const id of ids) {
+      const r = found.get(id);
+      if (r) rows.push(r);
+      else missing.push(id);
+    }
+    return { rows, missing };
+  }
+
+  async ofBrand(brandId: number): Promise<Row[]> {
+    return (await this.db.all<Stored>(this.c.ofBrand, [brandId, this.businessId])).map((r) => this.row(r));
+  }
+
+  async create(brandId: number, f: Fields, now: number): Promise<Row> {
+    const at = iso(now);
+    const [r] = await this.db.write<Stored>(this.c.insert, [
+      this.businessId,
+      brandId,
+      ...this.values(f),
+      at,
+      at,
+    ]);
+    return this.row(r!);
+  }
+
+  async update(id: number, f: Fields, now: number): Promise<void> {
+    await this.db.run(this.c.update, [...this.values(f), iso(now), id, this.businessId]);
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.run(this.c.delete, [id, this.businessId]);
+  }
+}
+
+const I = {
+  withSku: q(
+    'SELECT id FROM menu_items WHERE brand_id = ? AND partner_item_id = ? AND id <> ? AND business_id = ?',
+  ),
+  atBranch: q(`SELECT ${compile(ITEMS as Table<object>).select.replace(/(^|, )/g, '$1i.')} FROM menu_items i
+               JOIN branch_brands bb ON bb.brand_id = i.brand_id AND bb.branch_id = ?
+               WHERE i.partner_item_id = ? AND i.business_id = ? ORDER BY i.id`),
+};
+
+class SqlMenuItems extends SqlMenuEntities<ItemFields, ItemRow> {
+  constructor(
+    db: Sql,
+    businessId: number,
+    /** A shared store's lock on a brand's SKU, taken in a write unit before the look. */
+    private readonly lockSku?: (brandId: number, sku: string) => Promise<void>,
+  ) {
+    super(db, businessId, ITEMS);
+  }
+
+  async withSku(brandId: number, sku: string, exceptId = 0): Promise<number | undefined> {
+    if (this.db.writing) await this.lockSku?.(brandId, sku);
+    return this.db.value<number>(I.withSku, [brandId, sku, exceptId, this.businessId]);
+  }
+
+  async atBranch(branchId: number, sku: string): Promise<ItemRow[]> {
+    return (await this.db.all<Stored>(I.atBranch, [branchId, sku, this.businessId])).map((r) => this.row(r));
+  }
+}
+
+export class SqlMenuCatalogue implements MenuCatalogue {
+  readonly sections: SqlMenuEntities<SectionFields, SectionRow>;
+  readonly categories: SqlMenuEntities<CategoryFields, CategoryRow>;
+  readonly items: SqlMenuItems;
+  readonly groups: SqlMenuEntities<GroupFields, GroupRow>;
+
+  constructor(db: Sql, businessId: number, lockSku?: (brandId: number, sku: string) => Promise<void>) {
+    this.sections = new SqlMenuEntities(db, businessId, SECTIONS);
+    this.categories = new SqlMenuEntities(db, businessId, CATEGORIES);
+    this.items = new SqlMenuItems(db, businessId, lockSku);
+    this.groups = new SqlMenuEntities(db, businessId, GROUPS);
+  }
+}

@@ -1,0 +1,142 @@
+// The transactional outbox, written once for both backends (store/sql/query.ts).
+import {
+  eventIdFor,
+  eventPayload,
+  type NewEvent,
+  type OutboxEvent,
+  type OutboxRepo,
+  type OutboxStatus,
+  seqOfEventId,
+  type TenantOutbox,
+  type UnfannedEvent,
+} from '../outbox-repo.js';
+import { q, type Sql } from './query.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const EVENT =
+  'seq, id, type, business_id, brand_id, branch_id, order_id, payload, status, attempts, next_attempt_ms, last_error, created_at, updated_at, batched_into';
+const UNFANNED = 'seq, id, type, business_id, brand_id, branch_id, payload, next_attempt_ms';
+
+const E = {
+  // The seq comes first (the event id names it), with whether any registration receives the
+  // event (the rule of `receives` in domain/delivery.ts: brand, branch and type match, null/'all'
+  // = any). On PostgreSQL the notify is part of this transaction when someone does: every
+  // listening instance hears of the event at COMMIT, and never if the unit rolls back.
+  next: q(
+    (d) => `WITH r AS (
+       SELECT 1 FROM webhooks
+       WHERE business_id = ? AND deleted_at IS NULL AND (brand_id IS NULL OR brand_id = ?)
+         AND (branch_id IS NULL OR branch_id = ?) AND (event = 'all' OR event = ?)
+       LIMIT 1
+     )
+     SELECT ${d.nextId('outbox_events', 'seq')} AS seq, EXISTS (SELECT 1 FROM r) AS heard,
+       ${d.notify('partner_outbox', 'r')} AS notified`,
+  ),
+  insert: q(
+    `INSERT INTO outbox_events (seq, id, type, business_id, brand_id, branch_id, order_id, payload, next_attempt_ms, created_at, updated_at, fanned_out, status)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ),
+  get: q(`SELECT ${EVENT} FROM outbox_events WHERE seq = ? AND id = ?`),
+  unfanned: q(
+    (d) => `SELECT ${UNFANNED} FROM outbox_events WHERE fanned_out = ${d.bool(false)} ORDER BY seq LIMIT ?`,
+  ),
+  // In a write unit (the dispatcher's look) the events are locked for the unit: another instance
+  // looking at the same moment skips them instead of fanning them out a second time.
+  unfannedLocked: q(
+    (d) =>
+      `SELECT ${UNFANNED} FROM outbox_events WHERE fanned_out = ${d.bool(false)} ORDER BY seq LIMIT ?${d.lockSkip}`,
+  ),
+  fanned: q(
+    (d) =>
+      `UPDATE outbox_events SET fanned_out = ${d.bool(true)}, batched_into = ?, updated_at = ? WHERE seq = ?`,
+  ),
+  fannedDone: q(
+    (d) =>
+      `UPDATE outbox_events SET fanned_out = ${d.bool(true)}, batched_into = ?, status = 'delivered', attempts = 0, updated_at = ? WHERE seq = ?`,
+  ),
+  // By primary key, or by the partial index for batched events: never a scan of the outbox.
+  settle: q(
+    'UPDATE outbox_events SET status = ?, attempts = ?, updated_at = ? WHERE seq = ? OR batched_into = ?',
+  ),
+  reopen: q("UPDATE outbox_events SET status = 'pending', updated_at = ? WHERE seq = ? OR batched_into = ?"),
+  refanOut: q(
+    (d) =>
+      `UPDATE outbox_events SET fanned_out = ${d.bool(false)}, status = 'pending', updated_at = ? WHERE seq = ?`,
+  ),
+};
+
+export class SqlTenantOutbox implements TenantOutbox {
+  constructor(
+    private readonly db: Sql,
+    private readonly businessId: number,
+  ) {}
+
+  async enqueue(e: NewEvent): Promise<string> {
+    const [s] = await this.db.write<{ seq: number; heard: boolean | number }>(E.next, [
+      this.businessId,
+      e.brandId,
+      e.branchId,
+      e.type,
+    ]);
+    const seq = s!.seq;
+    const id = eventIdFor(seq);
+    const at = iso(e.now);
+    // An event no registration receives is settled as it is written (delivered, no attempt), as
+    // the dispatcher would settle it: no second write of the row, and no look (nor, on
+    // PostgreSQL, any instance woken) for it.
+    const settled = !s!.heard;
+    await this.db.run(E.insert, [
+      seq,
+      id,
+      e.type,
+      this.businessId,
+      e.brandId,
+      e.branchId,
+      e.orderId ?? null,
+      eventPayload(e.brandId, e.branchId, e.orders),
+      e.now,
+      at,
+      at,
+      settled ? 1 : 0,
+      settled ? 'delivered' : 'pending',
+    ]);
+    return id;
+  }
+}
+
+export class SqlOutbox implements OutboxRepo {
+  constructor(private readonly db: Sql) {}
+
+  async get(id: string): Promise<OutboxEvent | undefined> {
+    const seq = seqOfEventId(id);
+    // No stored id has a NUL byte (PostgreSQL text cannot hold one; the statement would fail).
+    if (seq === undefined || id.includes('\0')) return undefined;
+    return this.db.get(E.get, [seq, id]);
+  }
+
+  unfanned(limit: number): Promise<UnfannedEvent[]> {
+    return this.db.all(this.db.writing ? E.unfannedLocked : E.unfanned, [limit]);
+  }
+
+  async markFanned(seq: number, batchedInto: string | null, now: number, done = false): Promise<void> {
+    await this.db.run(done ? E.fannedDone : E.fanned, [batchedInto, iso(now), seq]);
+  }
+
+  async settle(
+    seq: number,
+    eventId: string,
+    status: OutboxStatus,
+    attempts: number,
+    now: number,
+  ): Promise<void> {
+    await this.db.run(E.settle, [status, attempts, iso(now), seq, eventId]);
+  }
+
+  async reopen(eventId: string, now: number): Promise<void> {
+    await this.db.run(E.reopen, [iso(now), seqOfEventId(eventId) ?? -1, eventId]);
+  }
+
+  async refanOut(seq: number, now: number): Promise<void> {
+    await this.db.run(E.refanOut, [iso(now), seq]);
+  }
+}

@@ -1,0 +1,157 @@
+// The seam every repository is written against, once for both backends (store/sql/*-repo.ts).
+//
+// A statement is written once, with `?` placeholders, and made into each dialect's text once, when
+// its module loads (`$1, $2, …` for PostgreSQL); nothing is built or rewritten per call. Where the
+// dialects spell a thing differently, the statement is a function of the `Dialect` fragments
+// below, also called once per dialect at load. Each backend's unit handle (SqliteTx, PgTx)
+// implements `Sql`: run a `Query` in the unit, checking that the unit is still running (and may
+// write). This file imports neither better-sqlite3 nor pg (test/server/architecture.test.ts).
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/** What the two dialects spell differently, as fragments of SQL text. */
+export interface Dialect {
+  readonly name: DialectName;
+  /**
+   * `col IN <list>` for a list passed as one parameter (`Sql.list(values)`), so the statement's
+   * text does not change with the list's length: `IN (SELECT value FROM json_each(?))` on SQLite,
+   * `= ANY(?::<type>[])` on PostgreSQL.
+   */
+  inList(type: 'bigint' | 'int' | 'text'): string;
+  /**
+   * The same list as a table expression with columns `value` and `n` (its 0- or 1-based position,
+   * for ORDER BY): json_each / unnest WITH ORDINALITY.
+   */
+  setOf(type: 'bigint' | 'int' | 'text'): string;
+  /** `FOR NO KEY UPDATE` on PostgreSQL (a row read to be written back), nothing on SQLite. */
+  readonly lockShared: string;
+  /** `FOR UPDATE` on PostgreSQL (a row read to be changed by whoever holds it), nothing on SQLite. */
+  readonly lockRow: string;
+  /** `FOR UPDATE SKIP LOCKED` on PostgreSQL (work another instance has taken is left to it). */
+  readonly lockSkip: string;
+  /**
+   * An expression for the next id of a table that hands out its own (orders, the outbox seq):
+   * never one handed out before. SQLite: `max + 1`, inside the write lock (nothing deletes from
+   * those tables); PostgreSQL: the identity's sequence.
+   */
+  nextId(table: string, column: string): string;
+  /** A boolean literal (SQLite keeps 0/1, which its partial indexes name). */
+  bool(v: boolean): string;
+  /**
+   * An expression that, on PostgreSQL, notifies `channel` at commit if the table expression
+   * `from` has a row (every instance's LISTEN hears it; never if the unit rolls back); NULL on
+   * SQLite, whose one process learns of its commits itself.
+   */
+  notify(channel: string, from: string): string;
+  /** Whether the text of column `col` ends with the parameter (given twice: `[suffix, suffix]`). */
+  endsWith(col: string): string;
+  /** A parameter bound into a JSON column (PostgreSQL's `json`, text on SQLite). */
+  readonly jsonParam: string;
+}
+
+const SQLITE: Dialect = {
+  name: 'sqlite',
+  inList: () => 'IN (SELECT value FROM json_each(?))',
+  setOf: () => '(SELECT value, key AS n FROM json_each(?))',
+  lockShared: '',
+  lockRow: '',
+  lockSkip: '',
+  nextId: (table, column) => `(SELECT coalesce(max(${column}), 0) + 1 FROM ${table})`,
+  bool: (v) => (v ? '1' : '0'),
+  notify: () => 'NULL',
+  endsWith: (col) => `substr(${col}, -length(?)) = ?`,
+  jsonParam: '?',
+};
+
+const POSTGRES: Dialect = {
+  name: 'postgres',
+  inList: (type) => `= ANY(?::${type}[])`,
+  setOf: (type) => `(SELECT value, n FROM unnest(?::${type}[]) WITH ORDINALITY AS u(value, n))`,
+  lockShared: ' FOR NO KEY UPDATE',
+  lockRow: ' FOR UPDATE',
+  lockSkip: ' FOR UPDATE SKIP LOCKED',
+  nextId: (table, column) => `nextval(pg_get_serial_sequence('${table}', '${column}'))`,
+  bool: (v) => (v ? 'true' : 'false'),
+  notify: (channel, from) => `(SELECT pg_notify('${channel}', '') FROM ${from})`,
+  endsWith: (col) => `right(${col}::text, length(CAST(? AS text))) = ?`,
+  jsonParam: 'CAST(? AS json)',
+};
+
+/** `?` → `$1, $2, …`, outside quoted strings and identifiers. */
+export function numbered(text: string): string {
+  let n = 0;
+  let out = '';
+  let quote: string | undefined;
+  for (const ch of text) {
+    if (quote) {
+      if (ch === quote) quote = undefined;
+    } else if (ch === "'" || ch === '"') quote = ch;
+    else if (ch === '?') {
+      out += `$${++n}`;
+      continue;
+    }
+    out += ch;
+  }
+  return out;
+}
+
+/** One statement in both dialects' texts. The backends may keep their prepared form on it. */
+export class Query {
+  readonly sqlite: string;
+  readonly postgres: string;
+  /** SQLite: the statement prepared on the connection `cachedOn` (the common case: one per process). */
+  cached?: unknown;
+  cachedOn?: unknown;
+  /** PostgreSQL: the name of the prepared statement (one per text, prepared once per connection). */
+  name?: string;
+
+  constructor(text: string | ((d: Dialect) => string)) {
+    this.sqlite = typeof text === 'string' ? text : text(SQLITE);
+    this.postgres = numbered(typeof text === 'string' ? text : text(POSTGRES));
+  }
+}
+
+/** A statement written once (see the top of this file). */
+export const q = (text: string | ((d: Dialect) => string)): Query => new Query(text);
+
+/**
+ * Statements whose text is built from a request (a filter's optional conditions): made once per
+ * distinct text and kept, so each text is still prepared once. The key is the built text.
+ */
+export class QueryCache {
+  private readonly byText = new Map<string, Query>();
+  constructor(private readonly build: (d: Dialect, key: string) => string) {}
+
+  get(key: string): Query {
+    let found = this.byText.get(key);
+    if (!found) {
+      found = new Query((d) => this.build(d, key));
+      if (this.byText.size < 1000) this.byText.set(key, found);
+    }
+    return found;
+  }
+}
+
+/** A unit of work's access to SQL, implemented by each backend's unit handle. */
+export interface Sql {
+  readonly dialect: DialectName;
+  /** Whether this is a write unit (row locks are taken only there). */
+  readonly writing: boolean;
+  /** Every row. */
+  all<T>(query: Query, args?: readonly unknown[]): Promise<T[]>;
+  /** The first row, or undefined. */
+  get<T>(query: Query, args?: readonly unknown[]): Promise<T | undefined>;
+  /** The first column of every row. */
+  column<T>(query: Query, args?: readonly unknown[]): Promise<T[]>;
+  /** The first column of the first row, or undefined. */
+  value<T>(query: Query, args?: readonly unknown[]): Promise<T | undefined>;
+  /** A statement that writes: the number of rows it changed. */
+  run(query: Query, args?: readonly unknown[]): Promise<number>;
+  /** A statement that writes and returns rows (`… RETURNING`). */
+  write<T>(query: Query, args?: readonly unknown[]): Promise<T[]>;
+  /** A list as the one parameter `Dialect.inList` and `Dialect.setOf` take. */
+  list(values: readonly (number | string)[]): unknown;
+}
+
+/** A JSON column: text on SQLite (and for PostgreSQL's `json`), already parsed for `jsonb`. */
+export const json = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
