@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
 
-// Issue 24: partner secrets (server-issued, 192 random bits) are stored as HMAC-SHA-256 under a key
+// Issue 24: partner secrets (server-issued, 256 random bits) are stored as HMAC-SHA-256 under a key
 // derived from the seal key, no longer as scrypt. Hashes written by earlier versions still
 // authenticate and are rewritten as HMAC after one successful check.
 
@@ -45,6 +45,12 @@ describe('secrets at rest', () => {
     expect(stored).toBe(`hmac-sha256$${createHmac('sha256', key).update(cred.secret).digest('base64')}`);
     expect(stored).not.toContain(cred.secret);
     expect((await brands(cred)).status).toBe(200);
+  });
+
+  it('a secret is issued with 256 random bits (what makes a fast keyed hash enough)', async () => {
+    const cred = await s.issueCredential({ businessId: s.credential.businessId, scopes: ['brands:read'] });
+    expect(cred.secret).toMatch(/^sk_[\w-]+$/);
+    expect(Buffer.from(cred.secret.slice(3), 'base64url').length).toBeGreaterThanOrEqual(32);
   });
 
   it('a rotated secret is stored as HMAC too', async () => {

@@ -6,6 +6,9 @@ import { newToken, type SecretHasher } from '../security/secrets.js';
 import type { BusinessRow, CredentialRow, NewBusiness } from '../store/credentials-repo.js';
 import type { Store, Tx } from '../store/store.js';
 
+/** 256 random bits: a secret nobody can guess, which is why a fast keyed hash is enough at rest. */
+const SECRET_BYTES = 32;
+
 export const DEFAULT_RATE_LIMIT = 600;
 
 /** A credential as the operator API shows it: never a hash. */
@@ -43,7 +46,7 @@ export async function issueCredential(
   now: () => number,
 ) {
   const key = newToken('pk_', 12);
-  const secret = newToken('sk_', 24);
+  const secret = newToken('sk_', SECRET_BYTES);
   const hash = secrets.hash(secret);
   const row = await store.write(async (tx) => {
     await requireBusiness(tx, input.business_id);
@@ -71,7 +74,7 @@ export async function rotateCredential(
   now: () => number,
 ) {
   await store.read((tx) => credentialOf(tx, key));
-  const secret = newToken('sk_', 24);
+  const secret = newToken('sk_', SECRET_BYTES);
   const hash = secrets.hash(secret);
   const grace = graceSeconds ?? DEFAULT_ROTATION_GRACE_S;
   const row = await store.write(async (tx) => {
