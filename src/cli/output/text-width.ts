@@ -146,9 +146,3 @@ export function wrapForTerminal(text: string, columns: number | undefined): stri
     })
     .join('\n');
 }
-
-/** The columns of `stream` when it is a terminal (for wrapForTerminal), else undefined. */
-export function ttyColumns(stream: unknown, isTTY: boolean): number | undefined {
-  const cols = (stream as { columns?: number }).columns;
-  return isTTY && cols && cols > 0 ? cols : undefined;
-}
