@@ -112,4 +112,17 @@ describe('messages wrap at word boundaries on an 80-column terminal', () => {
     await t.exit(20_000);
     expect(terminalBreaks(t), t.history().join('\n')).toEqual([]);
   });
+
+  it('the menu get tree', async () => {
+    const t = await run(['menu', 'get', '--brand', '1', '--branch', '1', '--no-pager'], localProfile());
+    expect(t.history().join('\n')).toContain('section');
+    expect(terminalBreaks(t), t.history().join('\n')).toEqual([]);
+  });
+
+  it('the demo narration', async () => {
+    const t = spawnPartner(['demo'], { cols: 80, rows: 60, env: { PARTNER_KEYRING: 'off' } });
+    expect(await t.exit(60_000)).toBe(0);
+    expect(t.history().join('\n')).toMatch(/^1\. /m);
+    expect(terminalBreaks(t), t.history().join('\n')).toEqual([]);
+  });
 });
