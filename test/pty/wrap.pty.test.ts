@@ -125,4 +125,20 @@ describe('messages wrap at word boundaries on an 80-column terminal', () => {
     expect(t.history().join('\n')).toMatch(/^1\. /m);
     expect(terminalBreaks(t), t.history().join('\n')).toEqual([]);
   });
+
+  it('the profiles add message', async () => {
+    const t = await run([
+      'profiles',
+      'add',
+      'a-rather-long-profile-name',
+      '--key',
+      s.credential.key,
+      '--secret',
+      s.credential.secret,
+      '--base-url',
+      s.baseUrl,
+    ]);
+    expect(t.history().join('\n')).toContain('Saved profile');
+    expect(terminalBreaks(t), t.history().join('\n')).toEqual([]);
+  });
 });
