@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openProfiles } from '../../src/cli/profiles.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -140,5 +142,15 @@ describe('messages wrap at word boundaries on an 80-column terminal', () => {
     ]);
     expect(t.history().join('\n')).toContain('Saved profile');
     expect(terminalBreaks(t), t.history().join('\n')).toEqual([]);
+  });
+
+  it('piped, the same lines stay whole (scripts read them)', () => {
+    const out = execFileSync(process.execPath, [join(root, 'bin/partner.js'), '--help'], {
+      encoding: 'utf8',
+      env: { ...process.env, COLUMNS: '80' },
+    });
+    expect(out).toContain(
+      'Exit codes: 0 ok, 1 other, 2 usage, 3 auth, 4 not found, 5 conflict, 6 rate limited,\n',
+    );
   });
 });
