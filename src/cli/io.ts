@@ -160,3 +160,13 @@ export function processIo(): Io {
 export function canPrompt(io: Io): boolean {
   return io.stdinIsTTY && io.stdoutIsTTY;
 }
+
+/**
+ * The width to wrap messages to on `which` (wrapForTerminal): its columns on a terminal,
+ * undefined when it is a pipe or a file, whose readers want each line whole.
+ */
+export function wrapColumns(io: Io, which: 'stdout' | 'stderr'): number | undefined {
+  const cols = (io[which] as { columns?: number }).columns;
+  const tty = which === 'stdout' ? io.stdoutIsTTY : io.stderrIsTTY;
+  return tty && cols && cols > 0 ? cols : undefined;
+}

@@ -19,7 +19,8 @@ import { registerOrdersWatch } from './flows/orders-watch-command.js';
 import { EXIT, UsageError } from './errors.js';
 import { registerMenuPush } from './flows/menu-push/register.js';
 import { foldExamples, reflowDescription } from './help-format.js';
-import type { Io } from './io.js';
+import { type Io, wrapColumns } from './io.js';
+import { wrapForTerminal } from './output/text-width.js';
 
 export { processIo } from './io.js';
 import { MANIFEST } from './manifest/data.js';
@@ -155,7 +156,8 @@ export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?:
     .exitOverride()
     .showSuggestionAfterError(true)
     .configureOutput({
-      writeOut: (s) => io.stdout.write(foldExamples(s, outWidth())),
+      writeOut: (s) =>
+        io.stdout.write(wrapForTerminal(foldExamples(s, outWidth()), wrapColumns(io, 'stdout'))),
       writeErr: (s) => io.stderr.write(s),
       // The terminal's width on a TTY, 80 otherwise (help piped to a file or a pager).
       getOutHelpWidth: outWidth,

@@ -1,7 +1,8 @@
 import type { Ctx } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
 import { readStdin } from '../input.js';
-import { canPrompt } from '../io.js';
+import { canPrompt, wrapColumns } from '../io.js';
+import { wrapForTerminal } from '../output/text-width.js';
 import { maskSecret } from '../mask.js';
 import type { Profile } from '../profile-file.js';
 import { chosenStorage, profileView, storageLine } from '../commands/profiles-run.js';
@@ -153,7 +154,10 @@ export async function runAuthLogin(ctx: Ctx, opts: Record<string, unknown>): Pro
     io.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
   }
   io.stderr.write(
-    `Logged in to ${baseUrl} as ${key}${business}.\nSaved profile ${name} (key ${key}, secret ${maskSecret(secret)})${isDefault ? ' as the default' : ''} to ${store.path}\n${storageLine(saved, store.path, where.reason)}\n`,
+    wrapForTerminal(
+      `Logged in to ${baseUrl} as ${key}${business}.\nSaved profile ${name} (key ${key}, secret ${maskSecret(secret)})${isDefault ? ' as the default' : ''} to ${store.path}\n${storageLine(saved, store.path, where.reason)}\n`,
+      wrapColumns(io, 'stderr'),
+    ),
   );
   for (const w of saved.warnings) io.stderr.write(`warning: ${w}\n`);
   return EXIT.ok;

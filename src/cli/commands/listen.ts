@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import type { PartnerClient } from '../../client/client.js';
 import type { Ctx } from '../context.js';
 import { UsageError } from '../errors.js';
-import { untilSignal } from '../io.js';
+import { untilSignal, wrapColumns } from '../io.js';
+import { wrapForTerminal } from '../output/text-width.js';
 import { profileWebhookSecret as storedWebhookSecret } from '../profile-file.js';
 import { NoLocalServerError } from '../target.js';
 import type { Action } from './action.js';
@@ -103,11 +104,18 @@ async function runListen(ctx: Ctx, opts: Record<string, unknown>): Promise<numbe
     ...(typeof opts.forwardTo === 'string' ? { forwardTo: opts.forwardTo } : {}),
     onEvent: (e) => {
       recorder?.listen.received(e);
-      io.stdout.write(json ? fmt.jsonLine(e) : fmt.prettyEvent(e, ctx.color));
+      io.stdout.write(
+        json ? fmt.jsonLine(e) : wrapForTerminal(fmt.prettyEvent(e, ctx.color), wrapColumns(io, 'stdout')),
+      );
     },
     // With --json, stdout carries only event objects; forwarding results go to stderr.
     onForward: (r) =>
-      (json ? io.stderr : io.stdout).write(fmt.prettyForward(r, json ? ctx.colorErr : ctx.color)),
+      (json ? io.stderr : io.stdout).write(
+        wrapForTerminal(
+          fmt.prettyForward(r, json ? ctx.colorErr : ctx.color),
+          wrapColumns(io, json ? 'stderr' : 'stdout'),
+        ),
+      ),
     onRejected: (r) => {
       recorder?.listen.rejected(r);
       io.stderr.write(`rejected ${r.event_id ?? '(no event id)'}: ${r.reason}\n`);
@@ -146,7 +154,7 @@ async function runListen(ctx: Ctx, opts: Record<string, unknown>): Promise<numbe
           throw err;
         });
       // stderr: stdout carries the events (one JSON object per line with --json).
-      await announce(inspect, io.stderr, io.stderr, io.env, opts.open === true);
+      await announce(inspect, io.stderr, io.stderr, io.env, opts.open === true, wrapColumns(io, 'stderr'));
     }
     if (local) {
       const wh = (await local.operator.call('operatorAddWebhook', {
@@ -155,7 +163,10 @@ async function runListen(ctx: Ctx, opts: Record<string, unknown>): Promise<numbe
       local.webhookId = wh.id;
     }
     io.stderr.write(
-      `Listening on ${receiver.url}${local ? ` (registered as webhook ${local.webhookId} for every event of business ${local.businessId})` : ''}; Ctrl-C stops\n`,
+      wrapForTerminal(
+        `Listening on ${receiver.url}${local ? ` (registered as webhook ${local.webhookId} for every event of business ${local.businessId})` : ''}; Ctrl-C stops\n`,
+        wrapColumns(io, 'stderr'),
+      ),
     );
     await (io.untilStopped ?? untilSignal)();
   } finally {

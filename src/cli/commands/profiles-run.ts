@@ -1,7 +1,8 @@
 import type { Ctx } from '../context.js';
 import { UsageError } from '../errors.js';
 import { readStdin } from '../input.js';
-import { canPrompt } from '../io.js';
+import { canPrompt, wrapColumns } from '../io.js';
+import { wrapForTerminal } from '../output/text-width.js';
 import { maskSecret } from '../mask.js';
 import { type Profile, storageOf } from '../profile-file.js';
 import type { SaveResult, SecretStorage } from '../profiles.js';
@@ -156,7 +157,10 @@ export async function add(ctx: Ctx, name: string, opts: Record<string, unknown>)
   );
   if (ctx.json) io.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
   io.stderr.write(
-    `Saved profile ${name} (key ${key}, secret ${maskSecret(secret)})${isDefault ? ' as the default' : ''} to ${s.path}\n${storageLine(saved, s.path, where.reason)}\n`,
+    wrapForTerminal(
+      `Saved profile ${name} (key ${key}, secret ${maskSecret(secret)})${isDefault ? ' as the default' : ''} to ${s.path}\n${storageLine(saved, s.path, where.reason)}\n`,
+      wrapColumns(io, 'stderr'),
+    ),
   );
   for (const w of saved.warnings) io.stderr.write(`warning: ${w}\n`);
   return 0;

@@ -7,6 +7,8 @@ import { STATUS_ID } from '../../contract/order-statuses.js';
 import type { RunningServer } from '../../server/index.js';
 import { type Ctx, routesOf } from '../context.js';
 import { UsageError } from '../errors.js';
+import { wrapColumns } from '../io.js';
+import { wrapForTerminal } from '../output/text-width.js';
 import type { Receiver, ReceivedEvent } from '../listen/receiver.js';
 import { collectBootstrap, saveDefaults } from './bootstrap.js';
 import { parseSampleMenu, pushSampleMenu } from './demo-menu-push.js';
@@ -31,7 +33,8 @@ export async function runDemo(ctx: Ctx, opts: Record<string, unknown>): Promise<
   // With --json stdout carries only the events; the narration goes to stderr.
   const narr = json ? io.stderr : io.stdout;
   const c = new Chalk({ level: (json ? ctx.colorErr : ctx.color) ? 1 : 0 });
-  const say = (s = '') => narr.write(`${s}\n`);
+  const cols = wrapColumns(io, json ? 'stderr' : 'stdout');
+  const say = (s = '') => narr.write(wrapForTerminal(`${s}\n`, cols));
   const step = (n: number, title: string, rest: string) =>
     say(`${c.bold(`${n}. ${title.padEnd(13)}`)} ${rest}`);
   const t0 = performance.now();
@@ -158,7 +161,7 @@ export async function runDemo(ctx: Ctx, opts: Record<string, unknown>): Promise<
       onEvent: (e) => {
         events.push(e);
         if (json) io.stdout.write(fmt.jsonLine(e));
-        else io.stdout.write(`${fmt.prettyEvent(e, ctx.color)}${c.dim('    ✓ signature verified')}\n`);
+        else say(`${fmt.prettyEvent(e, ctx.color)}${c.dim('    ✓ signature verified')}`);
         arrived.fire();
       },
       onRejected: (r) => io.stderr.write(`rejected ${r.event_id ?? '(no event id)'}: ${r.reason}\n`),

@@ -2,7 +2,8 @@ import type { PartnerClient, RequestLog } from '../../client/client.js';
 import { ORDER_STATUSES, STATUS_CODES, STATUS_ID, statusName } from '../../contract/order-statuses.js';
 import { type Ctx, routesOf } from '../context.js';
 import { EXIT, Exit, UsageError } from '../errors.js';
-import { canPrompt } from '../io.js';
+import { canPrompt, wrapColumns } from '../io.js';
+import { wrapForTerminal } from '../output/text-width.js';
 import { resolvePartnerTarget } from '../target.js';
 import {
   type CursorData,
@@ -476,7 +477,10 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
         ? `continuing from ${state.window_end} (cursor ${file})`
         : `orders created since ${isoOf(initialFrom)}`;
       io.stderr.write(
-        `partner orders watch: ${from}; branch ${branch ?? 'all'}, status ${statusIds ? statusIds.map(nameOf).join(',') : 'all'}, every ${humanMs(interval)}; Ctrl-C stops\n`,
+        wrapForTerminal(
+          `partner orders watch: ${from}; branch ${branch ?? 'all'}, status ${statusIds ? statusIds.map(nameOf).join(',') : 'all'}, every ${humanMs(interval)}; Ctrl-C stops\n`,
+          wrapColumns(io, 'stderr'),
+        ),
       );
     }
     keys?.resume();
@@ -527,7 +531,10 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
     await client.close().catch(() => undefined);
   }
   io.stderr.write(
-    `partner orders watch: ${counts.polls} poll${counts.polls === 1 ? '' : 's'}, ${counts.new} new, ${counts.changed} changed; cursor ${file}\n`,
+    wrapForTerminal(
+      `partner orders watch: ${counts.polls} poll${counts.polls === 1 ? '' : 's'}, ${counts.new} new, ${counts.changed} changed; cursor ${file}\n`,
+      wrapColumns(io, 'stderr'),
+    ),
   );
   return 0;
 }

@@ -1,6 +1,7 @@
 import type { Ctx } from '../context.js';
 import { UsageError } from '../errors.js';
-import { untilSignal } from '../io.js';
+import { untilSignal, wrapColumns } from '../io.js';
+import { wrapForTerminal } from '../output/text-width.js';
 import { resolveOperatorTarget, resolvePartnerTarget } from '../target.js';
 import { menuHistoryDir } from './menu-history.js';
 import { openBrowser } from './open-browser.js';
@@ -58,8 +59,10 @@ export async function announce(
   err: { write(s: string): unknown },
   env: NodeJS.ProcessEnv,
   open: boolean,
+  columns?: number,
 ): Promise<void> {
-  out.write(`Inspect: ${inspect.url}\n`);
+  // Wrapped on a terminal so the URL, never cut, moves whole to its own line when it does not fit.
+  out.write(wrapForTerminal(`Inspect: ${inspect.url}\n`, columns));
   if (!open) return;
   const failed = await openBrowser(inspect.url, env);
   if (failed) err.write(`partner: could not open a browser (${failed}): open the URL above yourself\n`);
@@ -88,7 +91,7 @@ export async function runInspect(ctx: Ctx, opts: Record<string, unknown>): Promi
     throw err;
   });
   try {
-    await announce(inspect, io.stdout, io.stderr, io.env, opts.open === true);
+    await announce(inspect, io.stdout, io.stderr, io.env, opts.open === true, wrapColumns(io, 'stdout'));
     const lines = [
       missing(operator)
         ? `  webhooks, requests: ${operator.error}`

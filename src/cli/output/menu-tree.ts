@@ -1,6 +1,7 @@
 import type { ChalkInstance } from 'chalk';
 import { relativeTime } from './format.js';
 import type { Out, RenderOptions } from './index.js';
+import { wrapForTerminal } from './text-width.js';
 
 // `partner menu get` on a terminal or a pipe: the menu as an indented tree (section → category →
 // item → modifier group → modifier) with live state (out of stock, stock count, snooze). Works
@@ -98,5 +99,6 @@ export function renderMenuTree(out: Out, data: unknown, o: RenderOptions, c: Cha
       if (counts.length) line(1, c.dim(`unlinked: ${counts.map(([k, n]) => `${n} ${k}`).join(', ')}`));
     }
   }
-  out.write(`${lines.join('\n')}\n`);
+  // On a terminal, long item lines wrap at word boundaries under their own indent.
+  out.write(wrapForTerminal(`${lines.join('\n')}\n`, o.tty ? o.width : undefined));
 }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { displayWidth, fitColumns, fitText, truncate, wrapText } from './text-width.js';
+import {
+  displayWidth,
+  stripAnsi,
+  fitColumns,
+  fitText,
+  truncate,
+  wrapForTerminal,
+  wrapText,
+} from './text-width.js';
 
 describe('displayWidth', () => {
   it('counts terminal cells, not UTF-16 units', () => {
@@ -81,5 +89,28 @@ describe('wrapText', () => {
       '1 PLACED · 2 ACCEPTED ·',
       '7 DRIVER ASSIGNED',
     ]);
+  });
+  it('never cuts a URL or a token: it gets a line of its own', () => {
+    const url = 'http://127.0.0.1:8787/inspect?token=abcdefghijklmnopqrstuvwxyz0123456789';
+    expect(wrapText(`Open ${url} in a browser`, 30)).toEqual(['Open', url, 'in a browser']);
+  });
+  it('counts colour codes as nothing and wide characters as two cells', () => {
+    const red = (s: string) => `\u001b[31m${s}\u001b[39m`;
+    const lines = wrapText(`${red('alpha')} beta ${red('gamma')} delta`, 12);
+    expect(lines.map(stripAnsi)).toEqual(['alpha beta', 'gamma delta']);
+    expect(lines.every((l) => displayWidth(l) <= 12)).toBe(true);
+    expect(wrapText('寿司 天ぷら ラーメン', 11)).toEqual(['寿司 天ぷら', 'ラーメン']);
+  });
+});
+
+describe('wrapForTerminal', () => {
+  it('wraps each line at word boundaries, keeping its indent', () => {
+    expect(wrapForTerminal('Title\n  one two three four five six', 20)).toBe(
+      'Title\n  one two three four\n  five six',
+    );
+  });
+  it('leaves lines whole when there is no terminal width (piped output)', () => {
+    const long = 'word '.repeat(30).trim();
+    expect(wrapForTerminal(long, undefined)).toBe(long);
   });
 });

@@ -1,3 +1,5 @@
+import wrapAnsi from 'wrap-ansi';
+
 // Terminal width of text, for layouts that must fit a line (the live watch table, key hints).
 // A person's terminal draws CJK and emoji in two cells and combining marks in none, so
 // String#length is not the width. Per grapheme (Intl.Segmenter): controls and lone marks 0,
@@ -104,22 +106,43 @@ export function fitColumns(cols: readonly FitColumn[], width: number): number[] 
 }
 
 /**
- * Plain text broken at spaces into lines of at most `width` cells (a word longer than that is
- * cut with `…`). `sep` breaks only there instead (e.g. ' · ' for a list), keeping it at line ends.
+ * Text broken at spaces into lines of at most `width` cells, by wrap-ansi (colour codes and wide
+ * characters counted as a terminal draws them). A word longer than the width (a URL, a token) is
+ * never cut: it gets a line of its own and overflows it, so it can still be copied whole. `sep`
+ * breaks only there instead (e.g. ' · ' for a list), keeping it at line ends.
  */
 export function wrapText(text: string, width: number, sep = ' '): string[] {
   if (width <= 0 || displayWidth(text) <= width) return [text];
-  const parts = text.split(sep);
-  const lines: string[] = [];
-  let line = '';
-  for (const [i, p] of parts.entries()) {
-    const piece = i < parts.length - 1 && sep !== ' ' ? `${p}${sep.trimEnd()}` : p;
-    const candidate = line === '' ? piece : `${line} ${piece}`;
-    if (line !== '' && displayWidth(candidate) > width) {
-      lines.push(line);
-      line = truncate(piece, width);
-    } else line = displayWidth(candidate) > width ? truncate(candidate, width) : candidate;
-  }
-  if (line !== '') lines.push(line);
-  return lines;
+  // Inside a list item the spaces become no-break spaces for wrap-ansi, then spaces again.
+  const src =
+    sep === ' '
+      ? text
+      : text
+          .split(sep)
+          .join(`${sep.trimEnd()}\u0000`)
+          .replace(/ /g, NBSP)
+          .replace(/\u0000/g, ' ');
+  const out = wrapAnsi(src, width, { hard: false, trim: true, wordWrap: true }).split('\n');
+  return sep === ' ' ? out : out.map((l) => l.replaceAll(NBSP, ' '));
+}
+
+const NBSP = '\u00a0';
+
+/**
+ * What a command writes, wrapped at word boundaries to the terminal's width, each line's indent
+ * kept on its continuation lines. Only on a terminal: piped output keeps its lines whole, since
+ * scripts read them. `columns` is the stream's (undefined when it does not say, or not a TTY).
+ */
+export function wrapForTerminal(text: string, columns: number | undefined): string {
+  if (!columns || columns < 20) return text;
+  return text
+    .split('\n')
+    .map((line) => {
+      if (displayWidth(line) <= columns) return line;
+      const indent = /^ */.exec(line)![0];
+      return wrapText(line.slice(indent.length), columns - indent.length)
+        .map((l) => indent + l)
+        .join('\n');
+    })
+    .join('\n');
 }

@@ -3,7 +3,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { ApiError } from '../../../client/errors.js';
 import type { Ctx } from '../../context.js';
 import { EXIT, Exit, UsageError } from '../../errors.js';
-import { canPrompt, type Io } from '../../io.js';
+import { canPrompt, type Io, wrapColumns } from '../../io.js';
+import { wrapForTerminal } from '../../output/text-width.js';
 import { listBound, offerProblems } from '../../../menu/bounds.js';
 import { type LoadedMenu, loadMenuFile, MenuFileError, type FileProblem } from '../../../menu/load.js';
 import {
@@ -321,8 +322,9 @@ function stopSignal(io: Io, onStop: () => void): { stopped: () => boolean; dispo
   };
 }
 
-function print(out: { write(s: string): unknown }, lines: string[]): void {
-  if (lines.length) out.write(`${lines.join('\n')}\n`);
+/** Lines for a person: wrapped at word boundaries on a terminal, whole when piped. */
+function print(io: Io, which: 'stdout' | 'stderr', lines: string[]): void {
+  if (lines.length) io[which].write(wrapForTerminal(`${lines.join('\n')}\n`, wrapColumns(io, which)));
 }
 
 export async function runMenuDiff(ctx: Ctx, args: string[], flags: PushFlags): Promise<number> {
@@ -334,7 +336,7 @@ export async function runMenuDiff(ctx: Ctx, args: string[], flags: PushFlags): P
   else if (plan.steps.length === 0) {
     ctx.io.stdout.write(`No changes: brand ${plan.brand_id} matches ${loaded.display}.\n`);
   } else {
-    print(ctx.io.stdout, [
+    print(ctx.io, 'stdout', [
       `${loaded.display} → brand ${plan.brand_id} "${p.current.title}": ${callsText(p.plan.steps.length, p.rate)}`,
       ...planLines(plan, { color: ctx.color }),
       `${planSummary(plan)}; ${callsText(plan.steps.length, p.rate)}`,
@@ -361,7 +363,7 @@ export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): P
     else if (plan.steps.length === 0)
       io.stdout.write(`Dry run: nothing to do, brand ${plan.brand_id} matches ${loaded.display}.\n`);
     else
-      print(io.stdout, [
+      print(io, 'stdout', [
         `Dry run: ${loaded.display} → brand ${plan.brand_id} "${p.current.title}" would make ${callsText(p.plan.steps.length, p.rate)}; nothing is written:`,
         ...planLines(plan, { color: ctx.color }),
         `${planSummary(plan)}; ${callsText(plan.steps.length, p.rate)}`,
@@ -392,7 +394,7 @@ export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): P
   if (flags.yes !== true) {
     if (canPrompt(io)) {
       // With --json, stdout carries only the summary object.
-      print(ctx.json ? io.stderr : io.stdout, [
+      print(io, ctx.json ? 'stderr' : 'stdout', [
         `${loaded.display} → brand ${plan.brand_id} "${p.current.title}": ${callsText(p.plan.steps.length, p.rate)}`,
         ...planLines(plan, { color: ctx.color, limit: 40 }),
         `${planSummary(plan)}; ${callsText(plan.steps.length, p.rate)}`,
@@ -460,7 +462,7 @@ export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): P
       stateFile: state.path,
     };
     if (ctx.json) io.stdout.write(`${JSON.stringify(summaryView(summary), null, 2)}\n`);
-    else print(io.stdout, summaryLines(summary));
+    else print(io, 'stdout', summaryLines(summary));
     return EXIT.ok;
   } catch (err) {
     progress?.end();
