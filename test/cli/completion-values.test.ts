@@ -102,9 +102,9 @@ describe('ids from the active profile', () => {
     const started = Date.now();
     // '': the default budget (350 ms), the subject here.
     expect(await complete(['branches', 'get', ''], dir, undefined, '')).toEqual([]);
-    // A bound on a hang, not a speed (without the budget the wait is undici's, minutes): a
-    // loaded machine took 1.4 s here against an earlier bound of 1 s.
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // A bound on a hang, not a speed (without the budget the wait is undici's, 5 minutes): a
+    // loaded machine took 1.4 s here against an earlier bound of 1 s, so a generous one.
+    expect(Date.now() - started).toBeLessThan(60_000);
     // Not asked again: the second Tab opens no connection to the silent server (counted, where a
     // comparison of the two durations failed on a loaded machine).
     const connections = sockets.length;
@@ -183,7 +183,7 @@ describe('the bash script, as bash runs it', () => {
     child.stderr.on('data', (d) => {
       err += d;
     });
-    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
     const code = await new Promise<number | null>((r) => child.on('close', r));
     clearTimeout(killer);
     expect(code, err).toBe(0);
@@ -202,8 +202,9 @@ describe('the bash script, as bash runs it', () => {
     const dir = profileDir(silentUrl, s.credential);
     const first = await bashComplete(['branches', 'get', ''], dir);
     expect(first.lines).toEqual([]);
-    // Start-up of the binary plus the 350 ms budget, with room for a loaded machine.
-    expect(first.ms).toBeLessThan(2000);
+    // A bound on a hang, not a speed: without the budget the wait is undici's, 5 minutes. (The
+    // binary's start-up is measured by `npm run bench -- cli-startup`.)
+    expect(first.ms).toBeLessThan(60_000);
     const connections = sockets.length;
     expect(connections).toBeGreaterThan(0);
     // The failure is remembered: the next Tab does not knock again (so it does not wait again).
