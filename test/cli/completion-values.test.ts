@@ -102,9 +102,9 @@ describe('ids from the active profile', () => {
     const started = Date.now();
     // '': the default budget (350 ms), the subject here.
     expect(await complete(['branches', 'get', ''], dir, undefined, '')).toEqual([]);
-    // A bound on a hang, not a speed (without the budget the wait is undici's, minutes): a
-    // loaded machine took 1.4 s here against an earlier bound of 1 s.
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // A bound on a hang, not a speed (without the budget the wait is undici's, 5 minutes): a
+    // loaded machine took 1.4 s here against an earlier bound of 1 s, so a generous one.
+    expect(Date.now() - started).toBeLessThan(60_000);
     // Not asked again: the second Tab opens no connection to the silent server (counted, where a
     // comparison of the two durations failed on a loaded machine).
     const connections = sockets.length;
@@ -160,7 +160,13 @@ describe('the bash script, as bash runs it', () => {
   chmodSync(join(bin, 'partner'), 0o755);
 
   /** Sources `partner completion bash`, completes WORDS (the last one being typed) and prints COMPREPLY. */
-  async function bashComplete(words: string[], configDir: string): Promise<{ lines: string[]; ms: number }> {
+  // budget: as in `complete` above, a generous one unless '' (the default 350 ms, the subject of
+  // the silent-server test); a loaded machine missed 350 ms here and was offered nothing.
+  async function bashComplete(
+    words: string[],
+    configDir: string,
+    budget = '10000',
+  ): Promise<{ lines: string[]; ms: number }> {
     const quoted = words.map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ');
     const script = [
       'eval "$(partner completion bash)"',
@@ -173,7 +179,12 @@ describe('the bash script, as bash runs it', () => {
     const started = Date.now();
     // Not spawnSync: the test server runs in this process and must go on answering meanwhile.
     const child = spawn('bash', ['--norc', '--noprofile', '-c', script], {
-      env: { PATH: `${bin}:${process.env.PATH}`, PARTNER_CONFIG_DIR: configDir, HOME: configDir },
+      env: {
+        PATH: `${bin}:${process.env.PATH}`,
+        PARTNER_CONFIG_DIR: configDir,
+        HOME: configDir,
+        ...(budget ? { PARTNER_COMPLETION_BUDGET_MS: budget } : {}),
+      },
     });
     let out = '';
     let err = '';
@@ -183,7 +194,7 @@ describe('the bash script, as bash runs it', () => {
     child.stderr.on('data', (d) => {
       err += d;
     });
-    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
     const code = await new Promise<number | null>((r) => child.on('close', r));
     clearTimeout(killer);
     expect(code, err).toBe(0);
@@ -200,14 +211,15 @@ describe('the bash script, as bash runs it', () => {
 
   it('never hangs the shell: a silent server costs one bounded wait, then nothing', async () => {
     const dir = profileDir(silentUrl, s.credential);
-    const first = await bashComplete(['branches', 'get', ''], dir);
+    const first = await bashComplete(['branches', 'get', ''], dir, '');
     expect(first.lines).toEqual([]);
-    // Start-up of the binary plus the 350 ms budget, with room for a loaded machine.
-    expect(first.ms).toBeLessThan(2000);
+    // A bound on a hang, not a speed: without the budget the wait is undici's, 5 minutes. (The
+    // binary's start-up is measured by `npm run bench -- cli-startup`.)
+    expect(first.ms).toBeLessThan(60_000);
     const connections = sockets.length;
     expect(connections).toBeGreaterThan(0);
     // The failure is remembered: the next Tab does not knock again (so it does not wait again).
-    const second = await bashComplete(['branches', 'get', ''], dir);
+    const second = await bashComplete(['branches', 'get', ''], dir, '');
     expect(second.lines).toEqual([]);
     expect(sockets.length).toBe(connections);
   });

@@ -23,7 +23,8 @@ describe('rate limited', () => {
     expect((await runCli(['brands', 'list'], { configDir })).code).toBe(0);
     const started = Date.now();
     const r = await runCli(['brands', 'list'], { configDir });
-    expect(Date.now() - started).toBeLessThan(5000);
+    // Not retried: the server asks for about a minute, so a retry could not end before 30 s.
+    expect(Date.now() - started).toBeLessThan(30_000);
     expect(r.code).toBe(6);
     expect(r.stderr).toContain('rate limit of 1 request per minute exceeded');
     expect(r.stderr).toMatch(

@@ -68,7 +68,7 @@ describe('auth at a real terminal', () => {
     const configDir = tempDir('partner-pty-cfg-');
     openProfiles({ configDir }).save({ name: 'local', base_url: s.baseUrl, ...s.credential });
     const t = spawnPartner(['auth', 'status'], { configDir, cols: 80, rows: 30 });
-    expect(await t.exit(8000)).toBe(0);
+    expect(await t.exit(30_000)).toBe(0);
     const text = t.history().join('\n');
     expect(text).toMatch(/^Credential {2}valid · business \d+ "/m);
     expect(text).toMatch(/^Flows {7}bootstrap {4}ready$/m);

@@ -224,7 +224,7 @@ export function spawnPartner(args: string[], o: PtyOptions = {}): PtySession {
     write(data) {
       child.write(data);
     },
-    async waitFor(wanted, timeoutMs = 5000) {
+    async waitFor(wanted, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         await flushed();
@@ -241,7 +241,7 @@ export function spawnPartner(args: string[], o: PtyOptions = {}): PtySession {
         await new Promise((r) => setTimeout(r, 25));
       }
     },
-    async exit(timeoutMs = 5000) {
+    async exit(timeoutMs = 30_000) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {

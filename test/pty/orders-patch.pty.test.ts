@@ -50,7 +50,7 @@ async function offered(
   current: string,
 ): Promise<{ t: ReturnType<typeof spawnPartner>; screen: string }> {
   const t = spawnPartner(['orders', 'patch', String(id), '--no-color'], { configDir: localProfile() });
-  const screen = (await t.waitFor(`Order ${id} is ${current}. New status:`, 8000)).join('\n');
+  const screen = (await t.waitFor(`Order ${id} is ${current}. New status:`, 30_000)).join('\n');
   return { t, screen };
 }
 
@@ -81,7 +81,7 @@ describe('orders patch ID at a terminal offers the legal moves only', () => {
   it('a DELIVERED order: nothing offered, said so, exit 5, nothing sent', async () => {
     const id = await orderIn('DELIVERED');
     const t = spawnPartner(['orders', 'patch', String(id), '--no-color'], { configDir: localProfile() });
-    expect(await t.exit(8000)).toBe(5);
+    expect(await t.exit(30_000)).toBe(5);
     const text = t.history().join('\n');
     expect(text).toMatch(new RegExp(`order ${id} is DELIVERED, a final status`));
     expect(text).not.toMatch(/New status/);

@@ -72,7 +72,7 @@ const FAILURE = /ENOENT|EPIPE|unexpected error|^error: /m;
 describe('pager at a terminal', () => {
   it('long output from the API is paged the same way', async () => {
     const t = spawnPartner(['orders', 'statuses', '--json'], { rows: 10, configDir: serverProfile() });
-    const screen = await t.waitFor(lessPrompt, 8000);
+    const screen = await t.waitFor(lessPrompt, 30_000);
     expect(screen[0]).toBe('[');
     t.write('q');
     expect(await t.exit()).toBe(0);
@@ -83,7 +83,7 @@ describe('pager at a terminal', () => {
       rows: 10,
       configDir: serverProfile(),
     });
-    const screen = await t.waitFor(lessPrompt, 8000);
+    const screen = await t.waitFor(lessPrompt, 30_000);
     expect(screen.slice(0, 4)).toEqual(['{', '  "id": 1,', '  "status": "PLACED"', '}']);
     t.write('q');
     expect(await t.exit()).toBe(0);
@@ -91,7 +91,7 @@ describe('pager at a terminal', () => {
 
   it('long output opens less -FRX by default; q leaves it, exit 0, no error', async () => {
     const t = spawnPartner(['openapi']);
-    const screen = await t.waitFor(lessPrompt, 8000);
+    const screen = await t.waitFor(lessPrompt, 30_000);
     expect(screen[0]).toBe('{');
     expect(screen[1]).toBe('  "openapi": "3.1.0",');
     // The command waits in the pager: it has not printed the whole document.
@@ -103,7 +103,7 @@ describe('pager at a terminal', () => {
 
   it('Ctrl-C inside less does not end the CLI under it: q still leaves with exit 0', async () => {
     const t = spawnPartner(['openapi']);
-    await t.waitFor(lessPrompt, 8000);
+    await t.waitFor(lessPrompt, 30_000);
     t.write(KEYS.ctrlC);
     await new Promise((r) => setTimeout(r, 300));
     t.write('q');

@@ -48,7 +48,7 @@ describe('prompts at a real terminal', () => {
   it('bootstrap: the default-brand prompt answered with the keyboard is saved on the profile', async () => {
     const configDir = localProfile();
     const t = spawnPartner(['bootstrap'], { configDir });
-    await t.waitFor('Save a default brand and branch on profile "local"?', 8000);
+    await t.waitFor('Save a default brand and branch on profile "local"?', 30_000);
     // The whole report fits 80 columns: long cells wrap inside their column, no line wraps.
     const wrapped = t.wrappedRows(true).map((y) => t.history()[y - 1]);
     expect(wrapped, 'lines wider than the terminal').toEqual([]);
@@ -129,10 +129,10 @@ describe('prompts at a real terminal', () => {
       ].join('\n'),
     );
     const t = spawnPartner(['menu', 'push', file, '--brand', String(order.brand)], { configDir, cwd: dir });
-    await t.waitFor(`Push to brand ${order.brand}`, 8000);
+    await t.waitFor(`Push to brand ${order.brand}`, 30_000);
     t.write('y');
     t.write(KEYS.enter);
-    expect(await t.exit(15_000)).toBe(0);
+    expect(await t.exit(30_000)).toBe(0);
     const tree = await call(s, 'GET', `/v1/partner/menus?brand_id=${order.brand}&branch_id=${order.branch}`);
     expect(JSON.stringify(tree.body.data)).toContain('SKU-PTY-TEA');
   });

@@ -46,7 +46,7 @@ async function table(args: string[], cols: number): Promise<string[]> {
   const op = args[0] === 'operator' ? ['--server', s.baseUrl, '--token', s.operatorToken] : [];
   // Rows enough for the whole table: less -F then prints it and quits, as at a real terminal.
   const t = spawnPartner([...args, ...op], { cols, rows: 40, configDir: serverProfile() });
-  expect(await t.exit(15_000)).toBe(0);
+  expect(await t.exit(30_000)).toBe(0);
   const lines = t.history().filter((l) => l !== '');
   expect(lines.length, lines.join('\n')).toBeGreaterThan(1);
   // No line of the table continues on the next row of the terminal.

@@ -56,11 +56,11 @@ describe('orders watch at a real terminal', () => {
     const t = spawnPartner(['orders', 'watch', '--since', '1h', '--interval', '300ms', '--duration', '60s'], {
       configDir,
     });
-    await t.waitFor(`#${newest}`, 8000);
+    await t.waitFor(`#${newest}`, 30_000);
     expectWholeScreen(t);
     // The newest order is selected first; `a` accepts it.
     t.write('a');
-    await t.waitFor(new RegExp(`#${newest}\\s+PLACED → ACCEPTED|#${newest} PLACED → ACCEPTED`), 8000);
+    await t.waitFor(new RegExp(`#${newest}\\s+PLACED → ACCEPTED|#${newest} PLACED → ACCEPTED`), 30_000);
     expectWholeScreen(t);
     expect((await call(s, 'GET', `/v1/partner/orders/${newest}`)).body.data.status).toBe(2);
 
@@ -76,7 +76,7 @@ describe('orders watch at a real terminal', () => {
     t.write(KEYS.enter);
     await t.waitFor(`Action on order #${oldest}:`);
     t.write(KEYS.enter); // accept: the first action offered for PLACED
-    await t.waitFor(new RegExp(`#${oldest}\\s.*ACCEPTED|#${oldest} PLACED → ACCEPTED`), 8000);
+    await t.waitFor(new RegExp(`#${oldest}\\s.*ACCEPTED|#${oldest} PLACED → ACCEPTED`), 30_000);
     await t.waitFor((screen) => screen.some((l) => /a accept/.test(l)));
     expectWholeScreen(t);
     expect((await call(s, 'GET', `/v1/partner/orders/${oldest}`)).body.data.status).toBe(2);

@@ -197,14 +197,18 @@ describe('the operator API of the log', () => {
   it('wait=S answers as soon as a matching request arrives', async () => {
     const from = await latestSeq();
     const t0 = performance.now();
-    const polled = requests(`after=${from}&wait=20&status=404`);
+    const polled = requests(`after=${from}&wait=30&status=404`);
+    // A pause so the poll is usually waiting when the requests arrive; the assertions below hold
+    // either way (a poll that starts late finds the matching request in the log).
     await new Promise((r) => setTimeout(r, 150));
     await call(s, 'GET', '/v1/partner/brands'); // does not match: the poll goes on
     const missing = await call(s, 'GET', '/v1/partner/orders/999997');
     const page = await polled;
     const took = performance.now() - t0;
     expect(page.results.map((e) => e.request_id)).toEqual([missing.body.request_id]);
-    expect(took).toBeLessThan(5_000);
+    // Answered on the request, not when the 30 s wait ran out. (Compared with the wait itself,
+    // not with a speed figure: the poll's latency is the inspect bench's subject.)
+    expect(took).toBeLessThan(30_000);
     expect(page.next_after).toBe(from + 2);
   });
 
@@ -214,8 +218,8 @@ describe('the operator API of the log', () => {
     const page = await requests(`after=${from}&wait=1&path=/v1/partner/never`);
     const took = performance.now() - t0;
     expect(page.results).toEqual([]);
+    // Not before S seconds (a timer fires late under load, never early); how late is no rule.
     expect(took).toBeGreaterThanOrEqual(950);
-    expect(took).toBeLessThan(4_000);
   });
 
   it('a server closing ends the long polls at once', async () => {
@@ -229,7 +233,8 @@ describe('the operator API of the log', () => {
     const r = await polled;
     expect(r.status).toBe(200);
     expect(((await r.json()) as Envelope).data.results).toEqual([]);
-    expect(performance.now() - t0).toBeLessThan(5_000);
+    // Ended by the close, not by the 30 s wait running out.
+    expect(performance.now() - t0).toBeLessThan(30_000);
   });
 
   it('keeps the number of requests ServerOptions says, and says what a reader missed', async () => {
