@@ -16,12 +16,17 @@ import { type Answer, type Service, startService } from './service.js';
 // shared one. Runs in the postgres project only.
 
 const bin = postgresBin();
+// Left out only where PostgreSQL is given as a URL without its server programs; CI requires the
+// PostgreSQL half (PARTNER_TEST_POSTGRES=required), and there a missing program fails the test.
+const skip = bin === undefined && process.env.PARTNER_TEST_POSTGRES !== 'required';
 let cluster: Cluster | undefined;
 let s: Service;
 let db: pg.Client | undefined;
 
 beforeAll(async () => {
-  if (!bin) return;
+  if (skip) return;
+  if (!bin)
+    throw new Error('PARTNER_TEST_POSTGRES=required, but no PostgreSQL server programs to restart a cluster');
   ensureBuilt();
   cluster = await startCluster(bin, { durable: true });
   s = await startService({}, { url: cluster.url, drop: async () => undefined });
@@ -43,7 +48,7 @@ function expectUnavailable(r: Answer, what: string): void {
   expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
 }
 
-describe.skipIf(!bin)(
+describe.skipIf(skip)(
   'a PostgreSQL restart under load (needs the server programs to restart a cluster)',
   () => {
     it('the instances answer 502 while it is away, serve again after, and lose no acknowledged write or event', async () => {
