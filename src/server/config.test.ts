@@ -100,3 +100,15 @@ describe('shared configuration', () => {
     expect(one.message).not.toContain('seal key');
   });
 });
+
+describe('PARTNER_DELIVERY_POLL', () => {
+  it('is one duration from 100ms to 1h; anything else names the variable', () => {
+    expect(readSharedConfig({ PARTNER_DELIVERY_POLL: '2s' }).deliveryPollMs).toBe(2_000);
+    expect(readSharedConfig({ PARTNER_DELIVERY_POLL: '10m' }).deliveryPollMs).toBe(600_000);
+    expect(readSharedConfig({}).deliveryPollMs).toBeUndefined();
+    for (const bad of ['5', '1s,2s', '50ms', '2h', 'soon'])
+      expect(fails(() => readSharedConfig({ PARTNER_DELIVERY_POLL: bad })).message).toMatch(
+        /^PARTNER_DELIVERY_POLL/,
+      );
+  });
+});

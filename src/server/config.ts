@@ -17,6 +17,8 @@ export interface SharedConfig {
   operatorToken?: string;
   /** Webhook retry delays in ms (PARTNER_RETRY_SCHEDULE), when set. */
   retrySchedule?: number[];
+  /** The dispatcher's backstop poll in ms (PARTNER_DELIVERY_POLL), when set. */
+  deliveryPollMs?: number;
 }
 
 export interface SharedConfigFlags {
@@ -103,6 +105,12 @@ export function readSharedConfig(env: NodeJS.ProcessEnv, flags: SharedConfigFlag
   if (token) out.operatorToken = parseOperatorToken(token.text, token.where);
   if (env.PARTNER_RETRY_SCHEDULE)
     out.retrySchedule = parseRetrySchedule(env.PARTNER_RETRY_SCHEDULE, 'PARTNER_RETRY_SCHEDULE');
+  if (env.PARTNER_DELIVERY_POLL) {
+    const [ms, ...more] = parseRetrySchedule(env.PARTNER_DELIVERY_POLL, 'PARTNER_DELIVERY_POLL');
+    if (more.length > 0 || ms! < 100 || ms! > 3_600_000)
+      throw new ConfigError('PARTNER_DELIVERY_POLL: one duration from 100ms to 1h, such as 5s');
+    out.deliveryPollMs = ms!;
+  }
   return out;
 }
 

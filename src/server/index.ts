@@ -43,6 +43,8 @@ export interface ServerOptions {
   authThrottle?: Partial<AuthThrottleLimits>;
   /** A webhook attempt fails unless the receiver answers 2xx within this (spec: 10 s). */
   deliveryTimeoutMs?: number;
+  /** Longest sleep of the webhook dispatcher between looks when nothing wakes it (default 5 s). */
+  deliveryPollMs?: number;
   /** Bounds of the in-memory request log (default 5,000 requests; docs/api.md, "Request log"). */
   requestLog?: Partial<RequestLogLimits>;
   /**
@@ -168,6 +170,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     retrySchedule: services.retrySchedule,
     logErrors,
     ...(opts.deliveryTimeoutMs ? { timeoutMs: opts.deliveryTimeoutMs } : {}),
+    ...(opts.deliveryPollMs ? { idleMs: opts.deliveryPollMs } : {}),
   });
   services.dispatcher = dispatcher;
   const app = buildApp(services, HANDLERS, {

@@ -14,7 +14,9 @@ let s: Service;
 
 beforeAll(async () => {
   ensureBuilt();
-  s = await startService();
+  // The dispatchers' backstop poll is 10 minutes (the default is 5 s): every delivery in this
+  // file must come from a wake-up (its own commit, or a NOTIFY), never from the poll's luck.
+  s = await startService({ PARTNER_DELIVERY_POLL: '10m' });
 }, 60_000);
 afterAll(async () => {
   await s?.stop().catch(() => undefined);
@@ -303,7 +305,7 @@ describe('webhook outbox across instances', () => {
     }
   });
 
-  it('is woken by LISTEN/NOTIFY: an event written by another process goes out within 200 ms (polling is 5 s)', async () => {
+  it('is woken by LISTEN/NOTIFY: an event written by another process goes out, with the poll at 10 minutes', async () => {
     const receiver = await startCountingReceiver(0);
     // A process with no dispatcher writes events as an instance does (the outbox insert and its
     // NOTIFY in one transaction): only a notification can wake the three instances that quickly.
@@ -320,8 +322,6 @@ describe('webhook outbox across instances', () => {
       const branch = branches.results[0]!;
       const latencies: number[] = [];
       for (let i = 0; i < 5; i++) {
-        // Idle first: every instance has gone back to waiting (the backstop look is 5 s away).
-        await new Promise((r) => setTimeout(r, 300));
         const t0 = Date.now();
         const id = await writer.write((tx) =>
           tx.tenant(s.credential.businessId).outbox.enqueue({
@@ -332,7 +332,8 @@ describe('webhook outbox across instances', () => {
             now: t0,
           }),
         );
-        await receiver.until(() => receiver.counts().has(id), 2_000, `event ${id} delivered`);
+        // Bounded far below the 10-minute poll: only a NOTIFY can have woken an instance.
+        await receiver.until(() => receiver.counts().has(id), 60_000, `event ${id} delivered`);
         latencies.push(receiver.got.find((g) => g.eventId === id)!.at - t0);
       }
       // And through the API: a status patch on one instance, delivered by whichever claims it.
@@ -348,16 +349,13 @@ describe('webhook outbox across instances', () => {
         key: `mi-notify-${orderId}`,
       });
       expect(p.status).toBe(200);
-      await receiver.until(() => receiver.orderIds().has(orderId), 2_000, 'the patch delivered');
+      await receiver.until(() => receiver.orderIds().has(orderId), 60_000, 'the patch delivered');
       const viaApi = receiver.got.find((g) => g.orderIds.includes(orderId))!.at - t1;
       console.log(
         `NOTIFY wake-up: event to receiver ${latencies.join(', ')} ms; a PATCH to its delivery ${viaApi} ms`,
       );
-      // Without a wake-up an event waits for a backstop look, up to 5 s: five events all well
-      // under 1 s (their median under 200 ms) cannot be the backstop's luck, even on a busy machine.
-      const median = [...latencies].sort((a, b) => a - b)[2]!;
-      expect(median).toBeLessThan(200);
-      for (const ms of [...latencies, viaApi]) expect(ms).toBeLessThan(1_000);
+      // How fast is the bench's business (docs/benchmarks.md); that they arrived at all is this test's.
+      expect(latencies).toHaveLength(5);
       await s.operator(s.next(), 'DELETE', `/v1/operator/webhooks/${(hook.json.data as { id: number }).id}`);
     } finally {
       await writer.close();

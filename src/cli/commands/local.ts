@@ -162,6 +162,7 @@ export async function runLocalStart(opts: LocalStartOptions, io: LocalIo): Promi
       durability: opts.durability ?? 'normal',
       version: typeof __PARTNER_VERSION__ === 'string' ? __PARTNER_VERSION__ : '0.0.0',
       ...(retrySchedule ? { retrySchedule } : {}),
+      ...(shared.deliveryPollMs ? { deliveryPollMs: shared.deliveryPollMs } : {}),
       ...(shared.sealKey ? { sealKey: shared.sealKey } : {}),
       ...(shared.operatorToken ? { operatorToken: shared.operatorToken } : {}),
     });

@@ -27,6 +27,12 @@ export interface DispatcherOptions {
   logErrors?: (err: unknown) => void;
   /** Per attempt: 2xx within this many ms or the attempt failed (spec: 10 s). */
   timeoutMs?: number;
+  /**
+   * The longest sleep between looks at the queue when nothing wakes the dispatcher (default 5 s):
+   * a backstop for a lost wake-up, e.g. NOTIFY behind a pooler that drops it. Also how soon an
+   * idle instance takes over a dead one's deliveries. A failed look is retried within 5 s at most.
+   */
+  idleMs?: number;
   /** New-order events wait this long for others of the same store before going out (≤ 250 ms). */
   batchDelayMs?: number;
   maxInFlight?: number;
@@ -47,7 +53,7 @@ const STREAM_EVENTS = 16;
 const STREAM_PAUSE_MS = 2;
 /** How often a look asks the shared store for leases of instances that are gone. */
 const ORPHAN_LOOK_MS = 1_000;
-/** Upper bound on sleeping between looks at the queue, as a backstop to the enqueue wake-up. */
+/** Default upper bound on sleeping between looks at the queue, a backstop to the enqueue wake-up. */
 const MAX_IDLE_MS = 5_000;
 
 /** `pid:random`: lets a restarted server tell a dead process's leases from a live one's. */
@@ -94,9 +100,11 @@ export class Dispatcher {
   private readonly perFastUrl: number;
   private total = 0;
   private orphansLookedAt = Number.NEGATIVE_INFINITY;
+  private readonly idleMs: number;
 
   constructor(private readonly o: DispatcherOptions) {
     this.timeoutMs = o.timeoutMs ?? 10_000;
+    this.idleMs = o.idleMs ?? MAX_IDLE_MS;
     this.batchDelayMs = Math.min(o.batchDelayMs ?? 50, BATCH_WINDOW_MS);
     this.maxInFlight = o.maxInFlight ?? 64;
     this.perUrl = o.perUrl ?? 4;
@@ -202,7 +210,7 @@ export class Dispatcher {
       this.finished = finished.concat(this.finished);
       if (this.running) {
         this.o.logErrors?.(err);
-        this.setTimer(MAX_IDLE_MS);
+        this.setTimer(Math.min(this.idleMs, MAX_IDLE_MS));
       }
     } finally {
       this.ticking = false;
@@ -426,7 +434,7 @@ export class Dispatcher {
   }
 
   private arm(now: number, nextDue: number | null, batchWait: number | undefined): void {
-    let wait = MAX_IDLE_MS;
+    let wait = this.idleMs;
     if (nextDue !== null) wait = Math.min(wait, Math.max(1, nextDue - now));
     if (batchWait !== undefined) wait = Math.min(wait, batchWait);
     // A full pipe is drained by the send completions, which kick again.
