@@ -17,7 +17,12 @@ afterAll(async () => {
   await s?.close();
 });
 
-/** Starts `partner listen …`, waits for its URL, and returns a handle to stop it. */
+/**
+ * Starts `partner listen …`, waits for its URL, and returns a handle to stop it. The listener runs
+ * in this process and prints in a setImmediate after acknowledging: that runs in the same turn of
+ * the event loop as the acknowledgement, before any sender here can read the 200, so once a send
+ * has its answer its lines are printed (no pause needed before `stop`).
+ */
 async function listen(args: string[]): Promise<{ url: string; stop: () => Promise<CliResult> }> {
   let stopNow!: (sig: string) => void;
   const stopped = new Promise<string>((r) => {
@@ -90,7 +95,6 @@ describe('partner listen', () => {
     const bad = await deliver(l.url, 'wrong', { brand_id: 1, branch_id: 2, orders: [] }, 'evt_2');
     expect(bad.status).toBe(401);
     expect(await bad.text()).toContain('invalid signature');
-    await new Promise((r) => setTimeout(r, 100));
     const r = await l.stop();
     expect(r.code).toBe(0);
     const lines = r.stdout
@@ -119,7 +123,6 @@ describe('partner listen', () => {
       expect(
         (await deliver(l.url, 'whsec_test', status, 'evt_st', 'service.order.status.updated')).status,
       ).toBe(200);
-    await new Promise((r) => setTimeout(r, 100));
     const r = await l.stop();
     const blocks = r.stdout.split(/(?=^--> )/m);
     expect(blocks).toHaveLength(4);
@@ -169,7 +172,6 @@ describe('partner listen', () => {
       }[];
       return log.filter((d) => d.url === l.url && d.status === 'delivered').length >= 2;
     }, 10_000);
-    await new Promise((r) => setTimeout(r, 100)); // the receiver prints just after acknowledging
     const r = await l.stop();
     expect(r.code).toBe(0);
     const events: {
