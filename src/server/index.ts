@@ -45,6 +45,8 @@ export interface ServerOptions {
   deliveryTimeoutMs?: number;
   /** Longest sleep of the webhook dispatcher between looks when nothing wakes it (default 5 s). */
   deliveryPollMs?: number;
+  /** A 2xx within this long widens a receiver's window by one slot (default 250 ms). */
+  deliveryFastMs?: number;
   /** Bounds of the in-memory request log (default 5,000 requests; docs/api.md, "Request log"). */
   requestLog?: Partial<RequestLogLimits>;
   /**
@@ -171,6 +173,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     logErrors,
     ...(opts.deliveryTimeoutMs ? { timeoutMs: opts.deliveryTimeoutMs } : {}),
     ...(opts.deliveryPollMs ? { idleMs: opts.deliveryPollMs } : {}),
+    ...(opts.deliveryFastMs ? { fastMs: opts.deliveryFastMs } : {}),
   });
   services.dispatcher = dispatcher;
   const app = buildApp(services, HANDLERS, {

@@ -70,6 +70,7 @@ export async function startTestServer(
     timeouts?: ServerOptions['timeouts'];
     authThrottle?: ServerOptions['authThrottle'];
     deliveryTimeoutMs?: number;
+    deliveryFastMs?: number;
     requestLog?: ServerOptions['requestLog'];
     database?: string;
   } = {},
@@ -101,6 +102,7 @@ export async function startTestServer(
       ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
       ...(opts.authThrottle ? { authThrottle: opts.authThrottle } : {}),
       ...(opts.deliveryTimeoutMs ? { deliveryTimeoutMs: opts.deliveryTimeoutMs } : {}),
+      ...(opts.deliveryFastMs ? { deliveryFastMs: opts.deliveryFastMs } : {}),
       ...(opts.requestLog ? { requestLog: opts.requestLog } : {}),
     });
   } catch (err) {

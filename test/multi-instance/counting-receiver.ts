@@ -66,6 +66,12 @@ export async function startCountingReceiver(holdMs = 0) {
       paused = false;
       for (const answer of held.splice(0)) answer();
     },
+    /** Deliveries open now: received, not yet answered, their sender still waiting. */
+    openCount: () => open,
+    /** Answers every delivery held so far, and stays paused. */
+    releaseHeld() {
+      for (const answer of held.splice(0)) answer();
+    },
     /** Deliveries per event id. */
     counts(): Map<string, number> {
       const m = new Map<string, number>();

@@ -33,6 +33,8 @@ export interface DispatcherOptions {
    * idle instance takes over a dead one's deliveries. A failed look is retried within 5 s at most.
    */
   idleMs?: number;
+  /** A 2xx within this many ms widens its URL's window by one slot (default 250 ms). */
+  fastMs?: number;
   /** New-order events wait this long for others of the same store before going out (≤ 250 ms). */
   batchDelayMs?: number;
   maxInFlight?: number;
@@ -101,10 +103,12 @@ export class Dispatcher {
   private total = 0;
   private orphansLookedAt = Number.NEGATIVE_INFINITY;
   private readonly idleMs: number;
+  private readonly fastMs: number;
 
   constructor(private readonly o: DispatcherOptions) {
     this.timeoutMs = o.timeoutMs ?? 10_000;
     this.idleMs = o.idleMs ?? MAX_IDLE_MS;
+    this.fastMs = o.fastMs ?? FAST_MS;
     this.batchDelayMs = Math.min(o.batchDelayMs ?? 50, BATCH_WINDOW_MS);
     this.maxInFlight = o.maxInFlight ?? 64;
     this.perUrl = o.perUrl ?? 4;
@@ -307,7 +311,7 @@ export class Dispatcher {
   /** A quick 2xx widens the URL's window by one; a slow or failed attempt narrows it back. */
   private learn(url: string, ok: boolean, ms: number): void {
     const w = this.slotsOf(url);
-    const next = ok && ms < FAST_MS ? Math.min(this.perFastUrl, w + 1) : this.perUrl;
+    const next = ok && ms < this.fastMs ? Math.min(this.perFastUrl, w + 1) : this.perUrl;
     if (next === this.perUrl) this.window.delete(url);
     else this.window.set(url, next);
   }
