@@ -368,6 +368,12 @@ describe('webhook delivery', () => {
       (d: { batched_event_ids: string[] }) => d.batched_event_ids.length > 0,
     );
     expect(batched).toBeDefined();
+    // The log by an event that went out in the batch finds the delivery that carried it.
+    const carried = await s.operator(
+      'GET',
+      `/v1/operator/webhooks/log?event_id=${batched.batched_event_ids[0]}`,
+    );
+    expect(carried.body.data.map((d: { id: number }) => d.id)).toEqual([batched.id]);
   });
 
   it('rotating the webhook secret signs later deliveries with the new key; partners can list registrations', async () => {
