@@ -7,7 +7,6 @@ import { hostname } from 'node:os';
 import type {
   AttemptRow,
   ClaimedDelivery,
-  DeliveriesRepo,
   DeliveryLogFilter,
   DeliveryRow,
   DeliveryStatus,
@@ -180,13 +179,14 @@ const parsed = (rows: Stored[]): DeliveryRow[] =>
  * commits; the bound is the claimant's window for the URL, or the store's `perUrl`. SQLite's one
  * process leaves that count to its dispatcher.
  */
-export class SqlDeliveries implements DeliveriesRepo {
+export class SqlDeliveries {
   constructor(
     private readonly db: Sql,
     /** Concurrent deliveries to one URL across every instance (a shared store). */
     private readonly perUrl = 4,
   ) {}
 
+  /** Due at `now`. */
   async insert(d: NewDelivery, now: number): Promise<void> {
     const at = iso(now);
     await this.db.run(D.insert, [
@@ -204,12 +204,23 @@ export class SqlDeliveries implements DeliveriesRepo {
     ]);
   }
 
+  /**
+   * Pending, due and not leased at `now`, oldest due first. `perUrl`: the most deliveries to one
+   * URL that may be in flight at once (the widest window any URL may have); a shared store offers
+   * a URL no more than its live leases leave of that.
+   */
   due(now: number, limit: number, perUrl?: number): Promise<{ id: number; url: string }[]> {
     return this.db.dialect === 'postgres'
       ? this.db.all(LEASE.postgres.due, [now, perUrl ?? this.perUrl, now, now, limit])
       : this.db.all(LEASE.sqlite.due, [now, now, limit]);
   }
 
+  /**
+   * Takes a lease on a delivery and counts the attempt; undefined when it is no longer pending,
+   * or someone else's lease on it still runs. `urlSlots`: the claimant's window for the URL, the
+   * most deliveries to it in flight at once with this one; a shared store refuses the claim when
+   * the live leases of every process on that URL already fill it (absent: the store's `perUrl`).
+   */
   async claim(
     id: number,
     owner: string,
@@ -249,6 +260,7 @@ export class SqlDeliveries implements DeliveriesRepo {
     await this.db.run(D.recordAttempt, [deliveryId, a.attempt, a.at, a.status_code, a.duration_ms, a.error]);
   }
 
+  /** The attempt's outcome: delivered, failed for good, or pending again at `nextAttemptMs`. */
   async settle(
     id: number,
     outcome: { status: 'delivered' | 'failed' } | { status: 'pending'; nextAttemptMs: number },
@@ -258,10 +270,12 @@ export class SqlDeliveries implements DeliveriesRepo {
     else await this.db.run(D.settle, [outcome.status, iso(now), id]);
   }
 
+  /** Status and attempts of every delivery of an event. */
   ofEvent(eventId: string): Promise<{ status: DeliveryStatus; attempts: number }[]> {
     return this.db.all(D.ofEvent, [eventId]);
   }
 
+  /** Owners of leases this machine took (to reclaim a dead process's). */
   leaseOwners(): Promise<string[]> {
     return this.db.column(D.leaseOwners, [HOST]);
   }
@@ -270,12 +284,17 @@ export class SqlDeliveries implements DeliveriesRepo {
     await this.db.run(D.releaseLeases, [owner]);
   }
 
-  /** A shared store only: SQLite's one process has no other instance to outlive. */
+  /**
+   * Releases live leases whose owner (an instance, `Store.instance`) is no longer connected, so a
+   * killed instance's deliveries are taken over at once rather than when their leases run out;
+   * resolves to how many. A shared store only: SQLite's one process has no other to outlive.
+   */
   releaseOrphaned(now: number): Promise<number> {
     if (this.db.dialect === 'sqlite') return Promise.resolve(0);
     return this.db.run(LEASE.postgres.orphans, [now, now, INSTANCE_LOCK]);
   }
 
+  /** When the next pending delivery is due (or its lease ends), if any. */
   async nextDueMs(): Promise<number | null> {
     if (this.db.dialect === 'postgres') {
       return (await this.db.value<number | null>(LEASE.postgres.nextDue, [this.perUrl])) ?? null;
@@ -286,6 +305,7 @@ export class SqlDeliveries implements DeliveriesRepo {
     return leased === null ? free : Math.min(free, leased);
   }
 
+  /** Newest first. */
   async log(f: DeliveryLogFilter, limit: number): Promise<DeliveryRow[]> {
     // No stored event id has a NUL byte (PostgreSQL text cannot hold one; the statement would fail).
     if (f.eventId?.includes('\0')) return [];
@@ -310,6 +330,11 @@ export class SqlDeliveries implements DeliveriesRepo {
     return this.db.all(D.attempts, [deliveryId]);
   }
 
+  /**
+   * The delivery feed (`partner inspect`): deliveries in the order they last changed. Without
+   * `since`, the newest `limit` (oldest of them first); with it, those changed after the cursor
+   * (`since` an ISO instant, ties broken by id).
+   */
   async changed(
     f: { since?: string | undefined; afterId: number; businessId?: number | undefined },
     limit: number,
@@ -326,10 +351,15 @@ export class SqlDeliveries implements DeliveriesRepo {
     );
   }
 
+  /** By id. */
   async byEvent(eventId: string): Promise<DeliveryRow[]> {
     return parsed(await this.db.all<Stored>(D.byEvent, [eventId]));
   }
 
+  /**
+   * Replay: every delivery of the event to a registration still live pending again now, with a
+   * fresh retry budget (one to a removed registration stays as it is).
+   */
   async reopen(eventId: string, now: number): Promise<void> {
     await this.db.run(D.reopen, [now, iso(now), eventId]);
   }
