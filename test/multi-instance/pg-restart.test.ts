@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSTANCE_LOCK } from '../../src/server/store/postgres/deliveries-repo.js';
+import { INSTANCE_LOCK } from '../../src/server/store/sql/deliveries-repo.js';
 import { type Cluster, postgresBin, startCluster } from '../helpers/pg-cluster.js';
 import { startCountingReceiver } from './counting-receiver.js';
 import { ensureBuilt, killAll } from './instances.js';

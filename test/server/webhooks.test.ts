@@ -41,6 +41,7 @@ async function register(s: TestServer, url: string, extra: Record<string, unknow
 }
 
 interface LogEntry {
+  id: number;
   event_id: string;
   status: string;
   batched_event_ids: string[];
@@ -407,6 +408,12 @@ describe('webhook delivery', () => {
     expect(orders.sort()).toEqual(made.map((o) => o.id).sort());
     expect(rec.got).toHaveLength(1);
     expect(log[0]!.batched_event_ids).toHaveLength(2);
+    // The log by an event that went out in the batch finds the delivery that carried it.
+    const carried = await s.operator(
+      'GET',
+      `/v1/operator/webhooks/log?event_id=${log[0]!.batched_event_ids[0]}`,
+    );
+    expect(carried.body.data.map((d: { id: number }) => d.id)).toEqual([log[0]!.id]);
   });
 
   it('rotating the webhook secret signs later deliveries with the new key; partners can list registrations', async () => {

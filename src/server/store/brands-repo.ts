@@ -1,4 +1,5 @@
 // Brands and branches of one business (a TenantTx's view: no business parameter anywhere).
+import type { SqlBrands, SqlBranches } from './sql/brands-repo.js';
 
 export type Visibilities = Record<string, boolean>;
 
@@ -17,19 +18,7 @@ export interface BrandFields {
   banner: string;
 }
 
-export interface BrandsRepo {
-  /** By id. */
-  list(): Promise<BrandRow[]>;
-  /**
-   * `forUpdate`: the caller will write the row from what it read (a merge); on a shared store the
-   * row is locked until the unit ends, so two instances' merges cannot lose one another's change.
-   */
-  get(id: number, forUpdate?: boolean): Promise<BrandRow | undefined>;
-  ids(): Promise<number[]>;
-  create(b: BrandFields, now: number): Promise<BrandRow>;
-  update(id: number, b: BrandFields, now: number): Promise<void>;
-  setVisibilities(id: number, v: Visibilities, now: number): Promise<void>;
-}
+export type BrandsRepo = SqlBrands;
 
 export interface BranchRow {
   id: number;
@@ -68,26 +57,4 @@ export interface BranchUpdate {
   busy_mode_updated_at: string | null;
 }
 
-export interface BranchesRepo {
-  /** A live (not deleted) branch. `forUpdate`: as `BrandsRepo.get`. */
-  get(id: number, forUpdate?: boolean): Promise<BranchRow | undefined>;
-  /** A branch, deleted or not. `forUpdate`: as `BrandsRepo.get`. */
-  getAny(id: number, forUpdate?: boolean): Promise<BranchRow | undefined>;
-  /** Live branches by id. */
-  page(limit: number, offset: number): Promise<BranchPage>;
-  /** Inserts with an empty record; the caller composes and saves the record next. */
-  insert(b: NewBranch, now: number): Promise<number>;
-  update(id: number, b: BranchUpdate, now: number): Promise<void>;
-  setBrands(id: number, brandIds: readonly number[]): Promise<void>;
-  setVisibilities(id: number, v: Visibilities, now: number): Promise<void>;
-  /** The brands a branch carries, by id (for its record's brand_ids and brand_titles). */
-  brandsOf(id: number): Promise<{ id: number; title: string }[]>;
-  saveRecord(id: number, record: string): Promise<void>;
-  /** Every branch (deleted ones too) linked to the brand: their records name it. */
-  linkedTo(brandId: number): Promise<number[]>;
-  /** Live branches carrying the brand, by id. */
-  carrying(brandId: number): Promise<number[]>;
-  carries(branchId: number, brandId: number): Promise<boolean>;
-  /** Live branches on the price group. */
-  usingPriceGroup(groupId: number): Promise<number[]>;
-}
+export type BranchesRepo = SqlBranches;

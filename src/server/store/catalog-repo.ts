@@ -1,4 +1,5 @@
 // Price groups (price tiers) of one business.
+import type { SqlPriceGroups } from './sql/catalog-repo.js';
 
 export interface PriceGroupRow {
   id: number;
@@ -14,13 +15,4 @@ export interface PriceGroupFields {
   description: string;
 }
 
-export interface PriceGroupsRepo {
-  /** By id. */
-  list(): Promise<PriceGroupRow[]>;
-  /** `forUpdate`: as `BrandsRepo.get`. */
-  get(id: number, forUpdate?: boolean): Promise<PriceGroupRow | undefined>;
-  ids(): Promise<number[]>;
-  create(g: PriceGroupFields, now: number): Promise<PriceGroupRow>;
-  update(id: number, g: PriceGroupFields, now: number): Promise<void>;
-  delete(id: number): Promise<void>;
-}
+export type PriceGroupsRepo = SqlPriceGroups;

@@ -1,4 +1,5 @@
 // Businesses (the tenants) and the partner credentials issued to them: operator territory.
+import type { SqlBusinesses, SqlCredentials } from './sql/credentials-repo.js';
 
 export interface BusinessRow {
   id: number;
@@ -14,13 +15,7 @@ export interface NewBusiness {
   logo: string;
 }
 
-export interface BusinessesRepo {
-  list(): Promise<BusinessRow[]>;
-  get(id: number): Promise<BusinessRow | undefined>;
-  create(b: NewBusiness, now: number): Promise<BusinessRow>;
-  /** Whether the store holds any business at all (the demo seed fills only an empty store). */
-  any(): Promise<boolean>;
-}
+export type BusinessesRepo = SqlBusinesses;
 
 export interface CredentialRow {
   key: string;
@@ -45,19 +40,4 @@ export interface NewCredential {
   rate_limit: number;
 }
 
-export interface CredentialsRepo {
-  get(key: string): Promise<CredentialRow | undefined>;
-  /** Oldest first; all businesses unless one is given. */
-  list(businessId?: number): Promise<CredentialRow[]>;
-  insert(c: NewCredential, now: number): Promise<void>;
-  /** A new secret; the previous one keeps working until `prevValidUntil` (null: not at all). */
-  rotate(key: string, secretHash: string, prevValidUntil: number | null, now: number): Promise<void>;
-  revoke(key: string, now: number): Promise<void>;
-  /**
-   * Replaces the stored hash `from` (current or previous secret) by `to`, a hash of the same secret
-   * of a newer kind; does nothing when `from` is no longer stored (a rotation came between).
-   */
-  upgradeHash(key: string, from: string, to: string): Promise<void>;
-  setScopes(key: string, scopes: readonly string[]): Promise<void>;
-  setRateLimit(key: string, limit: number): Promise<void>;
-}
+export type CredentialsRepo = SqlCredentials;

@@ -1,4 +1,5 @@
 // Webhook deliveries (one outbox event to one receiver URL) and the log of their attempts.
+import type { SqlDeliveries } from './sql/deliveries-repo.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -63,66 +64,5 @@ export interface DeliveryLogFilter {
   businessId?: number | undefined;
 }
 
-export interface DeliveriesRepo {
-  /** Due at `now`. */
-  insert(d: NewDelivery, now: number): Promise<void>;
-  /**
-   * Pending, due and not leased at `now`, oldest due first. `perUrl`: the most deliveries to one
-   * URL that may be in flight at once (the widest window any URL may have); a backend shared by
-   * several processes offers a URL no more than its live leases leave of that.
-   */
-  due(now: number, limit: number, perUrl?: number): Promise<{ id: number; url: string }[]>;
-  /**
-   * Takes a lease on a delivery and counts the attempt; undefined when it is no longer pending,
-   * or someone else's lease on it still runs. `urlSlots`: the claimant's window for the URL, the
-   * most deliveries to it in flight at once with this one; a backend shared by several processes
-   * refuses the claim when the live leases of every process on that URL already fill it (absent:
-   * the backend's own bound). A backend of one process leaves that count to the claimant.
-   */
-  claim(
-    id: number,
-    owner: string,
-    leaseUntil: number,
-    now: number,
-    urlSlots?: number,
-  ): Promise<ClaimedDelivery | undefined>;
-  recordAttempt(deliveryId: number, a: AttemptRow): Promise<void>;
-  /** The attempt's outcome: delivered, failed for good, or pending again at `nextAttemptMs`. */
-  settle(
-    id: number,
-    outcome: { status: 'delivered' | 'failed' } | { status: 'pending'; nextAttemptMs: number },
-    now: number,
-  ): Promise<void>;
-  /** Status and attempts of every delivery of an event. */
-  ofEvent(eventId: string): Promise<{ status: DeliveryStatus; attempts: number }[]>;
-  /** Owners of leases still recorded (to reclaim a dead process's). */
-  leaseOwners(): Promise<string[]>;
-  releaseLeases(owner: string): Promise<void>;
-  /**
-   * A shared store only: releases live leases whose owner (an instance, `Store.instance`) is no
-   * longer connected, so a killed instance's deliveries are taken over at once rather than when
-   * their leases run out. Resolves to how many were released.
-   */
-  releaseOrphaned?(now: number): Promise<number>;
-  /** When the next pending delivery is due (or its lease ends), if any. */
-  nextDueMs(): Promise<number | null>;
-  /** Newest first. */
-  log(f: DeliveryLogFilter, limit: number): Promise<DeliveryRow[]>;
-  attempts(deliveryId: number): Promise<AttemptRow[]>;
-  /**
-   * The delivery feed (`partner inspect`): deliveries in the order they last changed. Without
-   * `since`, the newest `limit` (oldest of them first); with it, those changed after the cursor
-   * (`since` an ISO instant, ties broken by id).
-   */
-  changed(
-    f: { since?: string | undefined; afterId: number; businessId?: number | undefined },
-    limit: number,
-  ): Promise<DeliveryRow[]>;
-  /** By id. */
-  byEvent(eventId: string): Promise<DeliveryRow[]>;
-  /**
-   * Replay: every delivery of the event to a registration still live pending again now, with a
-   * fresh retry budget (one to a removed registration stays as it is).
-   */
-  reopen(eventId: string, now: number): Promise<void>;
-}
+/** The deliveries of every business (Tx.deliveries): the dispatcher and the operator. */
+export type DeliveriesRepo = SqlDeliveries;

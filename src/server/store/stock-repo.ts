@@ -1,6 +1,6 @@
 // Operational state of the store layer: item availability, snooze and stock per branch, and the
 // OOS activity history of every change.
-import type { ItemState } from '../domain/menus.js';
+import type { SqlStock } from './sql/stock-repo.js';
 
 export type EntityType = 'section' | 'category' | 'item';
 export type OosAction = 'availability' | 'snooze' | 'enable' | 'stock';
@@ -48,28 +48,4 @@ export interface ActivityFilter {
   brandId?: number | undefined;
 }
 
-export interface StockRepo {
-  /** Every item of the branch whose state left the default. */
-  states(branchId: number): Promise<Map<number, ItemState>>;
-  state(branchId: number, itemId: number): Promise<ItemState>;
-  /** Back to the default state deletes the row. */
-  setState(branchId: number, itemId: number, s: ItemState, now: number): Promise<void>;
-  /** Marks the branch's state changed (GET /menus caches its rendering per version). */
-  bumpBranch(branchId: number): Promise<void>;
-  /** Branches holding a state row for the item. */
-  branchesWithState(itemId: number): Promise<number[]>;
-  record(a: NewActivity): Promise<void>;
-  /** Newest first. */
-  activity(
-    entity: EntityType,
-    f: ActivityFilter,
-    limit: number,
-    offset: number,
-  ): Promise<{ total: number; rows: ActivityRow[] }>;
-  /** One row per (branch, entity), newest change first. */
-  summaries(
-    f: ActivityFilter,
-    limit: number,
-    offset: number,
-  ): Promise<{ total: number; rows: ActivitySummary[] }>;
-}
+export type StockRepo = SqlStock;

@@ -1,5 +1,6 @@
 // Webhook registrations (one URL per business, brand, branch and event type) and the per-business
 // signing secrets, sealed at rest.
+import type { SqlWebhooks, SqlTenantWebhooks, SqlWebhookSecrets } from './sql/webhooks-repo.js';
 
 export type WebhookEventName =
   | 'all'
@@ -21,20 +22,10 @@ export interface WebhookRow {
 export type WebhookTuple = Omit<WebhookRow, 'id' | 'created_at'>;
 
 /** Every business's registrations (Tx.webhooks): the operator and the dispatcher. */
-export interface WebhooksRepo {
-  /** Live registrations by id, of one business or all. */
-  list(businessId?: number): Promise<WebhookRow[]>;
-  /** The live registration of exactly this tuple. */
-  find(w: WebhookTuple): Promise<WebhookRow | undefined>;
-  insert(w: WebhookTuple, now: number): Promise<WebhookRow>;
-  /** Soft delete; false when there was no live registration of that id. */
-  remove(id: number, now: number): Promise<boolean>;
-}
+export type WebhooksRepo = SqlWebhooks;
 
 /** One business's registrations (TenantTx.webhooks): `GET /webhooks`. */
-export interface TenantWebhooks {
-  list(): Promise<WebhookRow[]>;
-}
+export type TenantWebhooks = SqlTenantWebhooks;
 
 export interface SealedSecret {
   /** security/sealed.ts: AES-256-GCM under the key every instance is given. */
@@ -42,9 +33,4 @@ export interface SealedSecret {
   rotated_at: string | null;
 }
 
-export interface WebhookSecretsRepo {
-  get(businessId: number): Promise<SealedSecret | undefined>;
-  /** Keeps an existing secret (another unit made one first); returns what is stored. */
-  create(businessId: number, sealed: string, now: number): Promise<SealedSecret>;
-  rotate(businessId: number, sealed: string, now: number): Promise<SealedSecret>;
-}
+export type WebhookSecretsRepo = SqlWebhookSecrets;

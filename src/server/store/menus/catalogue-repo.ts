@@ -1,6 +1,7 @@
 // The business-level menu definition of one business: sections, categories, items (modifiers
 // are items with only_modifier) and modifier groups, each of one brand.
 import type { BoolMap, PriceMap, Times } from '../../domain/menus.js';
+import type { SqlMenuCatalogue } from '../sql/menus/catalogue-repo.js';
 
 interface Owned {
   id: number;
@@ -57,14 +58,4 @@ export interface MenuEntities<Row extends Owned, Fields> {
   delete(id: number): Promise<void>;
 }
 
-export interface MenuCatalogue {
-  readonly sections: MenuEntities<SectionRow, SectionFields>;
-  readonly categories: MenuEntities<CategoryRow, CategoryFields>;
-  readonly items: MenuEntities<ItemRow, ItemFields> & {
-    /** Another item of the brand with this SKU (a SKU is unique within a brand). */
-    withSku(brandId: number, sku: string, exceptId?: number): Promise<number | undefined>;
-    /** The items carrying a SKU in the brands the branch carries, by id. */
-    atBranch(branchId: number, sku: string): Promise<ItemRow[]>;
-  };
-  readonly groups: MenuEntities<GroupRow, GroupFields>;
-}
+export type MenuCatalogue = SqlMenuCatalogue;

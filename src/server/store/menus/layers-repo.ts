@@ -1,5 +1,6 @@
 // The store layers (the definition synced into one brand × branch) and the published snapshots
 // built from them, with the per-brand publish version and the publish log.
+import type { SqlMenuLayers } from '../sql/menus/layers-repo.js';
 import type { MenuDef } from '../../domain/menus.js';
 
 export interface SnapshotHead {
@@ -35,28 +36,4 @@ export interface PublicationRow extends PublishLogEntry {
   status: 'shipped';
 }
 
-export interface MenuLayers {
-  storeLayer(brandId: number, branchId: number): Promise<MenuDef | null>;
-  /** `synced`: a sync wrote it (its synced_at moves); otherwise a store-level edit. */
-  saveStoreLayer(
-    brandId: number,
-    branchId: number,
-    menu: MenuDef,
-    now: number,
-    synced: boolean,
-  ): Promise<void>;
-  /** Present when a snapshot exists for a live branch that still carries the brand. */
-  snapshotHead(brandId: number, branchId: number): Promise<SnapshotHead | undefined>;
-  snapshotTemplate(brandId: number, branchId: number): Promise<string | undefined>;
-  snapshot(brandId: number, branchId: number): Promise<Snapshot | undefined>;
-  writeSnapshot(brandId: number, branchId: number, s: NewSnapshot): Promise<void>;
-  /** The brand's next publish version (bumped and kept). */
-  nextVersion(brandId: number): Promise<number>;
-  logPublish(e: PublishLogEntry): Promise<void>;
-  /** Newest first. */
-  publications(
-    f: { brandId?: number | undefined; branchId?: number | undefined },
-    limit: number,
-    offset: number,
-  ): Promise<{ total: number; results: PublicationRow[] }>;
-}
+export type MenuLayers = SqlMenuLayers;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Client, Pool } from 'pg';
 import type { Store, UnitFn } from '../store.js';
-import { INSTANCE_LOCK } from './deliveries-repo.js';
+import { INSTANCE_LOCK } from '../sql/deliveries-repo.js';
 import { PgClaims } from './idempotency-repo.js';
 import { migrate } from './migrations.js';
 import { openClient, openPool, type PgPoolOptions } from './pool.js';

@@ -13,7 +13,7 @@ import { SqlOutbox, SqlTenantOutbox } from '../sql/outbox-repo.js';
 import type { Query, Sql } from '../sql/query.js';
 import { SqlTenantWebhooks, SqlWebhookSecrets, SqlWebhooks } from '../sql/webhooks-repo.js';
 import type { TenantTx, Tx } from '../store.js';
-import { PgDeliveries } from './deliveries-repo.js';
+import { SqlDeliveries } from '../sql/deliveries-repo.js';
 import { purgeLapsedClaims } from './idempotency-repo.js';
 
 /** A unit used past its end, or a write from a read unit: a bug in the caller, said loudly. */
@@ -79,7 +79,7 @@ export class PgTx implements Tx, Sql {
   private _outbox?: SqlOutbox;
   private _webhooks?: SqlWebhooks;
   private _webhookSecrets?: SqlWebhookSecrets;
-  private _deliveries?: PgDeliveries;
+  private _deliveries?: SqlDeliveries;
 
   /**
    * Whether this read unit's transaction has begun. A read unit begins lazily (see `query`); a
@@ -313,8 +313,8 @@ export class PgTx implements Tx, Sql {
     return this._webhookSecrets;
   }
 
-  get deliveries(): PgDeliveries {
-    this._deliveries ??= new PgDeliveries(this, this.shared.deliveryPerUrl);
+  get deliveries(): SqlDeliveries {
+    this._deliveries ??= new SqlDeliveries(this, this.shared.deliveryPerUrl);
     return this._deliveries;
   }
 }

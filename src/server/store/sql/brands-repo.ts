@@ -1,12 +1,10 @@
 // Brands and branches of one business, written once for both backends (store/sql/query.ts).
 import type {
-  BranchesRepo,
   BranchPage,
   BranchRow,
   BranchUpdate,
   BrandFields,
   BrandRow,
-  BrandsRepo,
   NewBranch,
   Visibilities,
 } from '../brands-repo.js';
@@ -35,16 +33,21 @@ const B = {
   visibilities: q('UPDATE brands SET visibilities = ?, updated_at = ? WHERE id = ? AND business_id = ?'),
 };
 
-export class SqlBrands implements BrandsRepo {
+export class SqlBrands {
   constructor(
     private readonly db: Sql,
     private readonly businessId: number,
   ) {}
 
+  /** By id. */
   async list(): Promise<BrandRow[]> {
     return (await this.db.all<StoredBrand>(B.list, [this.businessId])).map(brandOf);
   }
 
+  /**
+   * `forUpdate`: the caller will write the row from what it read (a merge); on a shared store the
+   * row is locked until the unit ends, so two instances' merges cannot lose one another's change.
+   */
   async get(id: number, forUpdate = false): Promise<BrandRow | undefined> {
     const r = await this.db.get<StoredBrand>(forUpdate && this.db.writing ? B.getLocked : B.get, [
       id,
@@ -171,7 +174,7 @@ export class BranchPageCache {
   }
 }
 
-export class SqlBranches implements BranchesRepo {
+export class SqlBranches {
   constructor(
     private readonly db: Sql,
     private readonly businessId: number,
@@ -179,6 +182,7 @@ export class SqlBranches implements BranchesRepo {
     private readonly pages?: BranchPageCache,
   ) {}
 
+  /** A live (not deleted) branch. `forUpdate`: as `BrandsRepo.get`. */
   async get(id: number, forUpdate = false): Promise<BranchRow | undefined> {
     const r = await this.db.get<StoredBranch>(forUpdate && this.db.writing ? R.getLocked : R.get, [
       id,
@@ -187,6 +191,7 @@ export class SqlBranches implements BranchesRepo {
     return r && branchOf(r);
   }
 
+  /** A branch, deleted or not. `forUpdate`: as `BrandsRepo.get`. */
   async getAny(id: number, forUpdate = false): Promise<BranchRow | undefined> {
     const r = await this.db.get<StoredBranch>(forUpdate && this.db.writing ? R.getAnyLocked : R.getAny, [
       id,
@@ -195,6 +200,7 @@ export class SqlBranches implements BranchesRepo {
     return r && branchOf(r);
   }
 
+  /** Live branches by id. */
   async page(limit: number, offset: number): Promise<BranchPage> {
     const key = `${limit}:${offset}`;
     const cached = this.pages?.get(this.businessId, key);
@@ -213,6 +219,7 @@ export class SqlBranches implements BranchesRepo {
     return page;
   }
 
+  /** Inserts with an empty record; the caller composes and saves the record next. */
   async insert(b: NewBranch, now: number): Promise<number> {
     const at = iso(now);
     this.pages?.drop(this.businessId);
@@ -249,6 +256,7 @@ export class SqlBranches implements BranchesRepo {
     await this.db.run(R.visibilities, [JSON.stringify(v), iso(now), id, this.businessId]);
   }
 
+  /** The brands a branch carries, by id (for its record's brand_ids and brand_titles). */
   brandsOf(id: number): Promise<{ id: number; title: string }[]> {
     return this.db.all(R.brandsOf, [id, this.businessId]);
   }
@@ -258,10 +266,12 @@ export class SqlBranches implements BranchesRepo {
     await this.db.run(R.record, [record, id, this.businessId]);
   }
 
+  /** Every branch (deleted ones too) linked to the brand: their records name it. */
   linkedTo(brandId: number): Promise<number[]> {
     return this.db.column(R.linkedTo, [brandId, this.businessId]);
   }
 
+  /** Live branches carrying the brand, by id. */
   carrying(brandId: number): Promise<number[]> {
     return this.db.column(R.carrying, [brandId, this.businessId]);
   }
@@ -270,6 +280,7 @@ export class SqlBranches implements BranchesRepo {
     return (await this.db.get(R.carries, [branchId, brandId, this.businessId])) !== undefined;
   }
 
+  /** Live branches on the price group. */
   usingPriceGroup(groupId: number): Promise<number[]> {
     return this.db.column(R.usingPriceGroup, [groupId, this.businessId]);
   }

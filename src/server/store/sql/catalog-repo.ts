@@ -1,5 +1,5 @@
 // Price groups of one business, written once for both backends (store/sql/query.ts).
-import type { PriceGroupFields, PriceGroupRow, PriceGroupsRepo } from '../catalog-repo.js';
+import type { PriceGroupFields, PriceGroupRow } from '../catalog-repo.js';
 import { q, type Sql } from './query.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -19,16 +19,18 @@ const G = {
   delete: q('DELETE FROM price_groups WHERE id = ? AND business_id = ?'),
 };
 
-export class SqlPriceGroups implements PriceGroupsRepo {
+export class SqlPriceGroups {
   constructor(
     private readonly db: Sql,
     private readonly businessId: number,
   ) {}
 
+  /** By id. */
   list(): Promise<PriceGroupRow[]> {
     return this.db.all(G.list, [this.businessId]);
   }
 
+  /** `forUpdate`: as `BrandsRepo.get`. */
   get(id: number, forUpdate = false): Promise<PriceGroupRow | undefined> {
     return this.db.get(forUpdate && this.db.writing ? G.getLocked : G.get, [id, this.businessId]);
   }

@@ -1,12 +1,5 @@
 // Businesses and their partner credentials, written once for both backends (store/sql/query.ts).
-import type {
-  BusinessesRepo,
-  BusinessRow,
-  CredentialRow,
-  CredentialsRepo,
-  NewBusiness,
-  NewCredential,
-} from '../credentials-repo.js';
+import type { BusinessRow, CredentialRow, NewBusiness, NewCredential } from '../credentials-repo.js';
 import { json, q, type Sql } from './query.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -24,7 +17,7 @@ const S = {
   any: q('SELECT 1 FROM businesses LIMIT 1'),
 };
 
-export class SqlBusinesses implements BusinessesRepo {
+export class SqlBusinesses {
   constructor(private readonly db: Sql) {}
 
   list(): Promise<BusinessRow[]> {
@@ -40,6 +33,7 @@ export class SqlBusinesses implements BusinessesRepo {
     return r!;
   }
 
+  /** Whether the store holds any business at all (the demo seed fills only an empty store). */
   async any(): Promise<boolean> {
     return (await this.db.get(S.any)) !== undefined;
   }
@@ -72,7 +66,7 @@ const C = {
   ),
 };
 
-export class SqlCredentials implements CredentialsRepo {
+export class SqlCredentials {
   constructor(private readonly db: Sql) {}
 
   async get(key: string): Promise<CredentialRow | undefined> {
@@ -83,6 +77,7 @@ export class SqlCredentials implements CredentialsRepo {
     return r && credentialOf(r);
   }
 
+  /** Oldest first; all businesses unless one is given. */
   async list(businessId?: number): Promise<CredentialRow[]> {
     const rows =
       businessId === undefined
@@ -102,6 +97,7 @@ export class SqlCredentials implements CredentialsRepo {
     ]);
   }
 
+  /** A new secret; the previous one keeps working until `prevValidUntil` (null: not at all). */
   async rotate(key: string, secretHash: string, prevValidUntil: number | null, now: number): Promise<void> {
     await this.db.run(C.rotate, [prevValidUntil, prevValidUntil, secretHash, iso(now), key]);
   }
@@ -110,6 +106,10 @@ export class SqlCredentials implements CredentialsRepo {
     await this.db.run(C.revoke, [iso(now), key]);
   }
 
+  /**
+   * Replaces the stored hash `from` (current or previous secret) by `to`, a hash of the same secret
+   * of a newer kind; does nothing when `from` is no longer stored (a rotation came between).
+   */
   async upgradeHash(key: string, from: string, to: string): Promise<void> {
     await this.db.run(C.upgradeHash, [from, to, from, to, key, from, from]);
   }

@@ -2,14 +2,7 @@
 // (store/sql/query.ts). A shared store adds the lock that makes two instances' changes of one
 // branch's item states take turns (PostgreSQL: an advisory lock, PgTenantTx.lockBranchStates).
 import { DEFAULT_STATE, type ItemState } from '../../domain/menus.js';
-import type {
-  ActivityFilter,
-  ActivityRow,
-  ActivitySummary,
-  NewActivity,
-  StockRepo,
-  EntityType,
-} from '../stock-repo.js';
+import type { ActivityFilter, ActivityRow, ActivitySummary, NewActivity, EntityType } from '../stock-repo.js';
 import { json, q, type Sql } from './query.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -86,7 +79,7 @@ const S = {
 
 type StoredActivity = Omit<ActivityRow, 'before' | 'after'> & { before: unknown; after: unknown };
 
-export class SqlStock implements StockRepo {
+export class SqlStock {
   constructor(
     private readonly db: Sql,
     private readonly businessId: number,
@@ -99,6 +92,7 @@ export class SqlStock implements StockRepo {
     private readonly lockBranch?: (branchId: number) => Promise<void>,
   ) {}
 
+  /** Every item of the branch whose state left the default. */
   async states(branchId: number): Promise<Map<number, ItemState>> {
     const rows = await this.db.all<StateRow>(S.states, [this.businessId, branchId]);
     return new Map(rows.map((r) => [r.item_id, toState(r)]));
@@ -110,6 +104,7 @@ export class SqlStock implements StockRepo {
     return r ? toState(r) : { ...DEFAULT_STATE };
   }
 
+  /** Back to the default state deletes the row. */
   async setState(branchId: number, itemId: number, s: ItemState, now: number): Promise<void> {
     if (!(await this.ownsBranch(branchId))) return;
     if (isDefault(s)) {
@@ -119,10 +114,12 @@ export class SqlStock implements StockRepo {
     await this.db.run(S.set, [branchId, itemId, s.available ? 1 : 0, s.stock, s.snoozedUntil, iso(now)]);
   }
 
+  /** Marks the branch's state changed (GET /menus caches its rendering per version). */
   async bumpBranch(branchId: number): Promise<void> {
     await this.db.run(S.bump, [branchId, this.businessId]);
   }
 
+  /** Branches holding a state row for the item. */
   branchesWithState(itemId: number): Promise<number[]> {
     return this.db.column(S.withState, [this.businessId, itemId]);
   }
@@ -153,6 +150,7 @@ export class SqlStock implements StockRepo {
     return [this.businessId, f.fromMs, f.toMs, branch, branch, brand, brand];
   }
 
+  /** Newest first. */
   async activity(
     entity: EntityType,
     f: ActivityFilter,
@@ -172,6 +170,7 @@ export class SqlStock implements StockRepo {
     return { total, rows };
   }
 
+  /** One row per (branch, entity), newest change first. */
   async summaries(
     f: ActivityFilter,
     limit: number,

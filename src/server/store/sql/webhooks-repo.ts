@@ -1,12 +1,5 @@
 // Webhook registrations and each business's signing secret, written once for both backends.
-import type {
-  SealedSecret,
-  TenantWebhooks,
-  WebhookRow,
-  WebhookSecretsRepo,
-  WebhooksRepo,
-  WebhookTuple,
-} from '../webhooks-repo.js';
+import type { SealedSecret, WebhookRow, WebhookTuple } from '../webhooks-repo.js';
 import { q, type Sql } from './query.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -35,13 +28,15 @@ const W = {
   ),
 };
 
-export class SqlWebhooks implements WebhooksRepo {
+export class SqlWebhooks {
   constructor(private readonly db: Sql) {}
 
+  /** Live registrations by id, of one business or all. */
   list(businessId?: number): Promise<WebhookRow[]> {
     return businessId === undefined ? this.db.all(W.all) : this.db.all(W.ofBusiness, [businessId]);
   }
 
+  /** The live registration of exactly this tuple. */
   find(w: WebhookTuple): Promise<WebhookRow | undefined> {
     return this.db.get(W.find, [w.business_id, w.brand_id ?? 0, w.branch_id ?? 0, w.event, w.url]);
   }
@@ -58,12 +53,13 @@ export class SqlWebhooks implements WebhooksRepo {
     return r!;
   }
 
+  /** Soft delete; false when there was no live registration of that id. */
   async remove(id: number, now: number): Promise<boolean> {
     return (await this.db.run(W.remove, [iso(now), id])) > 0;
   }
 }
 
-export class SqlTenantWebhooks implements TenantWebhooks {
+export class SqlTenantWebhooks {
   constructor(
     private readonly db: Sql,
     private readonly businessId: number,
@@ -74,13 +70,14 @@ export class SqlTenantWebhooks implements TenantWebhooks {
   }
 }
 
-export class SqlWebhookSecrets implements WebhookSecretsRepo {
+export class SqlWebhookSecrets {
   constructor(private readonly db: Sql) {}
 
   get(businessId: number): Promise<SealedSecret | undefined> {
     return this.db.get(W.secret, [businessId]);
   }
 
+  /** Keeps an existing secret (another unit made one first); returns what is stored. */
   async create(businessId: number, sealed: string, now: number): Promise<SealedSecret> {
     await this.db.run(W.createSecret, [businessId, sealed, iso(now)]);
     return (await this.get(businessId))!;

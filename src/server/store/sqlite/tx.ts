@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { BusinessRow } from '../credentials-repo.js';
 import type { TenantTx, Tx } from '../store.js';
 import type { Db } from './db.js';
-import { SqliteDeliveries } from './deliveries-repo.js';
+import { SqlDeliveries } from '../sql/deliveries-repo.js';
 import { BranchPageCache, SqlBranches, SqlBrands } from '../sql/brands-repo.js';
 import { SqlPriceGroups } from '../sql/catalog-repo.js';
 import { SqlBusinesses, SqlCredentials } from '../sql/credentials-repo.js';
@@ -44,7 +44,7 @@ export class SqliteTx implements Tx, Sql {
   private _outbox?: SqlOutbox;
   private _webhooks?: SqlWebhooks;
   private _webhookSecrets?: SqlWebhookSecrets;
-  private _deliveries?: SqliteDeliveries;
+  private _deliveries?: SqlDeliveries;
 
   constructor(
     readonly db: Db,
@@ -210,8 +210,8 @@ export class SqliteTx implements Tx, Sql {
     return this._webhookSecrets;
   }
 
-  get deliveries(): SqliteDeliveries {
-    this._deliveries ??= new SqliteDeliveries(this);
+  get deliveries(): SqlDeliveries {
+    this._deliveries ??= new SqlDeliveries(this);
     return this._deliveries;
   }
 }

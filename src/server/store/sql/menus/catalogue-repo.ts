@@ -7,7 +7,6 @@ import type {
   GroupRow,
   ItemFields,
   ItemRow,
-  MenuCatalogue,
   MenuEntities,
   SectionFields,
   SectionRow,
@@ -206,17 +205,19 @@ class SqlMenuItems extends SqlMenuEntities<ItemFields, ItemRow> {
     super(db, businessId, ITEMS);
   }
 
+  /** Another item of the brand with this SKU (a SKU is unique within a brand). */
   async withSku(brandId: number, sku: string, exceptId = 0): Promise<number | undefined> {
     if (this.db.writing) await this.lockSku?.(brandId, sku);
     return this.db.value<number>(I.withSku, [brandId, sku, exceptId, this.businessId]);
   }
 
+  /** The items carrying a SKU in the brands the branch carries, by id. */
   async atBranch(branchId: number, sku: string): Promise<ItemRow[]> {
     return (await this.db.all<Stored>(I.atBranch, [branchId, sku, this.businessId])).map((r) => this.row(r));
   }
 }
 
-export class SqlMenuCatalogue implements MenuCatalogue {
+export class SqlMenuCatalogue {
   readonly sections: SqlMenuEntities<SectionFields, SectionRow>;
   readonly categories: SqlMenuEntities<CategoryFields, CategoryRow>;
   readonly items: SqlMenuItems;

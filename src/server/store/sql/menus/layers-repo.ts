@@ -3,7 +3,6 @@
 // serialisable (PostgreSQL: an advisory lock, postgres/tx.ts lockBrandLayers).
 import type { MenuDef } from '../../../domain/menus.js';
 import type {
-  MenuLayers,
   NewSnapshot,
   PublicationRow,
   PublishLogEntry,
@@ -58,7 +57,7 @@ const L = {
   ),
 };
 
-export class SqlMenuLayers implements MenuLayers {
+export class SqlMenuLayers {
   constructor(
     private readonly db: Sql,
     private readonly businessId: number,
@@ -72,6 +71,7 @@ export class SqlMenuLayers implements MenuLayers {
     return t === undefined ? null : json<MenuDef>(t);
   }
 
+  /** `synced`: a sync wrote it (its synced_at moves); otherwise a store-level edit. */
   async saveStoreLayer(
     brandId: number,
     branchId: number,
@@ -92,6 +92,7 @@ export class SqlMenuLayers implements MenuLayers {
     ]);
   }
 
+  /** Present when a snapshot exists for a live branch that still carries the brand. */
   snapshotHead(brandId: number, branchId: number): Promise<SnapshotHead | undefined> {
     return this.db.get(L.head, [brandId, branchId, this.businessId]);
   }
@@ -121,6 +122,7 @@ export class SqlMenuLayers implements MenuLayers {
     ]);
   }
 
+  /** The brand's next publish version (bumped and kept). */
   async nextVersion(brandId: number): Promise<number> {
     const [r] = await this.db.write<{ version: number }>(L.nextVersion, [brandId, this.businessId]);
     return r?.version as number;
@@ -138,6 +140,7 @@ export class SqlMenuLayers implements MenuLayers {
     ]);
   }
 
+  /** Newest first. */
   async publications(
     f: { brandId?: number | undefined; branchId?: number | undefined },
     limit: number,

@@ -1,6 +1,6 @@
 // The links of the menu definition, one table-driven repository for all four kinds, written once
 // for both backends (store/sql/query.ts). A link keeps the order it was made in: seq.
-import { LINKS, type LinkKind, type MenuLinks } from '../../menus/links-repo.js';
+import { LINKS, type LinkKind } from '../../menus/links-repo.js';
 import { type Query, q, type Sql } from '../query.js';
 
 type Statement = 'owns' | 'link' | 'unlink' | 'children' | 'parents' | 'ofBrand';
@@ -33,7 +33,7 @@ const queries = Object.fromEntries(
   ]),
 ) as Record<LinkKind, Record<Statement, Query>>;
 
-export class SqlMenuLinks implements MenuLinks {
+export class SqlMenuLinks {
   constructor(
     private readonly db: Sql,
     private readonly businessId: number,
@@ -43,6 +43,7 @@ export class SqlMenuLinks implements MenuLinks {
     return (await this.db.get(queries[kind].owns, [parentId, this.businessId])) !== undefined;
   }
 
+  /** Links each child not yet linked, after the existing ones. */
   async link(kind: LinkKind, parentId: number, childIds: readonly number[]): Promise<void> {
     if (childIds.length === 0 || !(await this.owns(kind, parentId))) return;
     await this.db.run(queries[kind].link, [parentId, this.db.list(childIds)]);
@@ -53,14 +54,17 @@ export class SqlMenuLinks implements MenuLinks {
     await this.db.run(queries[kind].unlink, [parentId, this.db.list(childIds)]);
   }
 
+  /** Children of a parent, in link order. */
   children(kind: LinkKind, parentId: number): Promise<number[]> {
     return this.db.column(queries[kind].children, [parentId, this.businessId]);
   }
 
+  /** Parents of a child, by parent id. */
   parents(kind: LinkKind, childId: number): Promise<number[]> {
     return this.db.column(queries[kind].parents, [childId, this.businessId]);
   }
 
+  /** Every link whose parent is of the brand, in link order: [parent, child]. */
   async ofBrand(kind: LinkKind, brandId: number): Promise<[number, number][]> {
     const rows = await this.db.all<{ p: number; c: number }>(queries[kind].ofBrand, [
       brandId,
