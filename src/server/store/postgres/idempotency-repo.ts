@@ -4,6 +4,7 @@ import { isFresh } from '../../domain/idempotency.js';
 import type { Begun, IdempotencyClaims } from '../idempotency-repo.js';
 import { ANSWER, type AnswerRow, answerOf } from '../sql/idempotency-repo.js';
 import { q, type Sql } from '../sql/query.js';
+import type { PgTx } from './tx.js';
 
 /**
  * How long a claim holds without its holder giving it back. A request ends within the server's
@@ -11,6 +12,8 @@ import { q, type Sql } from '../sql/query.js';
  * claim older than this belongs to an instance that died, and the next request takes it over.
  */
 export const CLAIM_LEASE_MS = 60_000;
+
+const RELEASE = 'DELETE FROM idempotency_claims WHERE credential_key = $1 AND idem_key = $2 AND holder = $3';
 
 /**
  * Claims as rows every instance sees. `begin` looks for a stored answer, then inserts the claim
@@ -46,6 +49,22 @@ export class PgClaims implements IdempotencyClaims {
     return { kind: 'claimed', recheck: true };
   }
 
+  /**
+   * Gives this instance's claim on the key back inside `tx`, the unit that stores the key's
+   * answer: the answer and the claim's end commit together (no round trip of its own after the
+   * answer), and the request's own release afterwards finds nothing left to do. Any row count:
+   * a claim that lapsed and was taken over is the successor's, and stays.
+   */
+  async releaseIn(tx: PgTx, credentialKey: string, key: string): Promise<void> {
+    const slot = `${credentialKey}\n${key}`;
+    const holder = this.mine.get(slot);
+    if (holder === undefined) return;
+    await tx.execAny(RELEASE, [credentialKey, key, holder]);
+    tx.afterCommit.push(() => {
+      if (this.mine.get(slot) === holder) this.mine.delete(slot);
+    });
+  }
+
   async release(credentialKey: string, key: string): Promise<void> {
     const slot = `${credentialKey}\n${key}`;
     const holder = this.mine.get(slot);
@@ -56,7 +75,7 @@ export class PgClaims implements IdempotencyClaims {
     await this.pool
       .query({
         name: 'idem-release',
-        text: 'DELETE FROM idempotency_claims WHERE credential_key = $1 AND idem_key = $2 AND holder = $3',
+        text: RELEASE,
         values: [credentialKey, key, holder],
       })
       .catch(() => undefined);

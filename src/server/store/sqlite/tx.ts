@@ -45,6 +45,8 @@ export class SqliteTx implements Tx, Sql {
   private _webhooks?: SqlWebhooks;
   private _webhookSecrets?: SqlWebhookSecrets;
   private _deliveries?: SqliteDeliveries;
+  /** Outbox events this unit wrote (Sql.unitEvents). */
+  readonly unitEvents = new Map<string, { seq: number; payload: string }>();
 
   constructor(
     readonly db: Db,
