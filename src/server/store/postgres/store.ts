@@ -208,7 +208,7 @@ export class PgStore implements Store {
         }
       }
       for (const f of tx.afterCommit) f();
-      if (tx.wrote) this.fire();
+      if (tx.wakes) this.fire();
       return value;
     } finally {
       this.stats.roundTrips += tx.roundTrips;

@@ -69,6 +69,22 @@ function cheapKind(text: string): 'read' | 'defer' | 'no' {
   return k;
 }
 
+const WRITTEN = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)/i;
+const READ_FROM = /\b(?:FROM|JOIN|INTO|UPDATE)\s+(\w+)/gi;
+/** Per statement text: the tables it names (a read), or the one it writes (a deferred write). */
+const tablesOf = new Map<string, string[]>();
+function tables(text: string, written: boolean): string[] {
+  const key = (written ? 'w' : 'r') + text;
+  let t = tablesOf.get(key);
+  if (t === undefined) {
+    t = written
+      ? [WRITTEN.exec(text)?.[1]?.toLowerCase() ?? '*']
+      : [...text.matchAll(READ_FROM)].map((m) => m[1]!.toLowerCase());
+    tablesOf.set(key, t);
+  }
+  return t;
+}
+
 /** The one statement of a unit's deferred writes, per sequence of statement texts (see flush). */
 const combined = new Map<string, string>();
 /** Raised by the combined statement when a write did not change what it promised (see flush). */
@@ -94,8 +110,10 @@ function nameOf(text: string): string {
 export class PgTx implements Tx, Sql {
   readonly dialect = 'postgres';
   state: 'running' | 'done' = 'running';
-  /** Whether a statement that writes ran (commit hooks fire only for units that wrote). */
+  /** Whether a statement that writes ran. */
   wrote = false;
+  /** Whether it wrote something the commit hooks are for (not only Query.quiet statements). */
+  wakes = false;
   /**
    * The one-statement path of a write unit (the first run of every write unit): no BEGIN, no row
    * locks. Reads go out at once, each on its own snapshot (what READ COMMITTED gives the
@@ -105,7 +123,8 @@ export class PgTx implements Tx, Sql {
    * if one did not (an order changed meanwhile by another unit, so its versioned write missed;
    * an answer stored meanwhile) nothing of it commits and the unit runs again on the full path,
    * where locks make it wait its turn. A unit that needs a lock, a written row back, or a read
-   * after a write it has deferred (which would not see it) runs again on the full path at once.
+   * of a table it has a write waiting for (which it would not see) runs again on the full path
+   * at once.
    */
   readonly optimistic: boolean;
   private deferred: Deferred[] = [];
@@ -183,8 +202,17 @@ export class PgTx implements Tx, Sql {
     if (this.optimistic) {
       if (cheapKind(text) !== 'read')
         throw this.restartOn('a unit that locks or reads back a write runs on the full path');
-      if (this.deferred.length > 0)
-        throw this.restartOn('a read after a deferred write would not see it: the full path');
+      // A read of a table this unit has a write waiting for would not see that write.
+      if (this.deferred.length > 0) {
+        const read = tables(text, false);
+        if (
+          this.deferred.some((w) => {
+            const t = tables(w.text, true)[0]!;
+            return t === '*' || read.includes(t);
+          })
+        )
+          throw this.restartOn('a read after a deferred write to its table would not see it: the full path');
+      }
     }
     const first = this.statements++ === 0;
     if (this.mode === 'read' && !this.begun) {
@@ -243,9 +271,10 @@ export class PgTx implements Tx, Sql {
   }
 
   /** Runs a statement that writes; resolves to the affected row count. */
-  async exec(text: string, values?: readonly unknown[]): Promise<number> {
+  async exec(text: string, values?: readonly unknown[], quiet = false): Promise<number> {
     this.check(true);
     this.wrote = true;
+    if (!quiet) this.wakes = true;
     this.writes++;
     if (this.optimistic && cheapKind(text) === 'defer') return this.defer(text, values, true);
     return (await this.query(text, values)).rowCount ?? 0;
@@ -313,6 +342,7 @@ export class PgTx implements Tx, Sql {
     this.check(true);
     if (this.optimistic) throw this.restartOn('a write whose rows come back runs on the full path');
     this.wrote = true;
+    this.wakes = true;
     this.writes++;
     return (await this.query(text, values)).rows as T[];
   }
@@ -345,7 +375,7 @@ export class PgTx implements Tx, Sql {
   }
 
   run(query: Query, args?: readonly unknown[]): Promise<number> {
-    return this.exec(query.postgres, args);
+    return this.exec(query.postgres, args, query.quiet);
   }
 
   write<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {

@@ -62,6 +62,7 @@ const A = {
        is_error = excluded.is_error, payload = excluded.payload, created_ms = excluded.created_ms,
        event_seq = excluded.event_seq
      WHERE k.created_ms <= ?`,
+    { quiet: true },
   ),
   purge: q('DELETE FROM idempotency_keys WHERE created_ms <= ?'),
 };

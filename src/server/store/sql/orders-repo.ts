@@ -12,15 +12,20 @@ const O = {
   getLocked: q((d) => `SELECT ${COLUMNS} FROM orders WHERE id = ? AND business_id = ?${d.lockRow}`),
   getAny: q(`SELECT ${COLUMNS} FROM orders WHERE id = ?`),
   nextId: q((d) => `SELECT ${d.nextId('orders', 'id')} AS id`),
+  // Orders' own writes wake no one (Query.quiet): their events do, when someone receives them.
   insert: q(
     'INSERT INTO orders (id, business_id, brand_id, branch_id, status, created_ms, updated_ms, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    { quiet: true },
   ),
-  save: q('UPDATE orders SET status = ?, updated_ms = ?, record = ? WHERE id = ? AND business_id = ?'),
+  save: q('UPDATE orders SET status = ?, updated_ms = ?, record = ? WHERE id = ? AND business_id = ?', {
+    quiet: true,
+  }),
   // The write of a row read in this unit names the version it read (updated_ms rises with every
   // change): under a row lock it always matches; on PostgreSQL's one-statement path, which takes
   // no lock (Sql.optimistic), a change committed meanwhile makes it miss and the unit run again.
   saveRead: q(
     'UPDATE orders SET status = ?, updated_ms = ?, record = ? WHERE id = ? AND business_id = ? AND updated_ms = ?',
+    { quiet: true },
   ),
 };
 
@@ -77,7 +82,8 @@ export class SqlOrders implements OrdersRepo {
   async nextId(): Promise<number> {
     // In the write unit that inserts it: SQLite's write lock, or PostgreSQL's sequence (never
     // handed out twice, whatever commits or rolls back). Orders are never deleted.
-    const [r] = await this.db.write<{ id: number }>(O.nextId);
+    // A read (it changes no table): on PostgreSQL's one-statement path it goes out at once.
+    const [r] = await this.db.all<{ id: number }>(O.nextId);
     return r!.id;
   }
 

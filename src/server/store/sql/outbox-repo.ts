@@ -10,12 +10,16 @@ import {
   type TenantOutbox,
   type UnfannedEvent,
 } from '../outbox-repo.js';
-import { q, type Sql } from './query.js';
+import { type Dialect, q, type Sql } from './query.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const EVENT =
   'seq, id, type, business_id, brand_id, branch_id, order_id, payload, status, attempts, next_attempt_ms, last_error, created_at, updated_at, batched_into';
 const UNFANNED = 'seq, id, type, business_id, brand_id, branch_id, payload, next_attempt_ms';
+
+const insertEvent = (d: Dialect) =>
+  `INSERT INTO outbox_events (seq, id, type, business_id, brand_id, branch_id, order_id, payload, next_attempt_ms, created_at, updated_at, fanned_out, status)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${d.fannedOutNotifying('partner_outbox')}, ?)`;
 
 const E = {
   // The seq comes first (the event id names it), with whether any registration receives the
@@ -32,12 +36,9 @@ const E = {
      SELECT ${d.nextId('outbox_events', 'seq')} AS seq, EXISTS (SELECT 1 FROM r) AS heard`,
   ),
   // On PostgreSQL an event someone receives notifies at commit (Dialect.fannedOutNotifying).
-  insert: q(
-    (
-      d,
-    ) => `INSERT INTO outbox_events (seq, id, type, business_id, brand_id, branch_id, order_id, payload, next_attempt_ms, created_at, updated_at, fanned_out, status)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${d.fannedOutNotifying('partner_outbox')}, ?)`,
-  ),
+  insert: q(insertEvent),
+  // One nobody receives is settled as it is written, and wakes no one (Query.quiet).
+  insertSettled: q(insertEvent, { quiet: true }),
   get: q(`SELECT ${EVENT} FROM outbox_events WHERE seq = ? AND id = ?`),
   unfanned: q(
     (d) => `SELECT ${UNFANNED} FROM outbox_events WHERE fanned_out = ${d.bool(false)} ORDER BY seq LIMIT ?`,
@@ -88,7 +89,7 @@ export class SqlTenantOutbox implements TenantOutbox {
     // PostgreSQL, any instance woken) for it.
     const settled = !s!.heard;
     const payload = eventPayload(e.brandId, e.branchId, e.orders);
-    await this.db.run(E.insert, [
+    await this.db.run(settled ? E.insertSettled : E.insert, [
       seq,
       id,
       e.type,

@@ -103,15 +103,23 @@ export class Query {
   cachedOn?: unknown;
   /** PostgreSQL: the name of the prepared statement (one per text, prepared once per connection). */
   name?: string;
+  /**
+   * A write nothing waits to hear about (an order's record, a stored answer, an event settled as
+   * it is written): a unit whose writes are all quiet does not fire the store's commit hooks (the
+   * webhook dispatcher's wake-up; on PostgreSQL an event someone receives notifies anyway).
+   */
+  quiet = false;
 
-  constructor(text: string | ((d: Dialect) => string)) {
+  constructor(text: string | ((d: Dialect) => string), opts: { quiet?: boolean } = {}) {
+    this.quiet = opts.quiet ?? false;
     this.sqlite = typeof text === 'string' ? text : text(SQLITE);
     this.postgres = numbered(typeof text === 'string' ? text : text(POSTGRES));
   }
 }
 
 /** A statement written once (see the top of this file). */
-export const q = (text: string | ((d: Dialect) => string)): Query => new Query(text);
+export const q = (text: string | ((d: Dialect) => string), opts?: { quiet?: boolean }): Query =>
+  new Query(text, opts);
 
 /**
  * Statements whose text is built from a request (a filter's optional conditions): made once per
