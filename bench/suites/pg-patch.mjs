@@ -1,6 +1,6 @@
 // Issue 13: PostgreSQL mode, PATCH /v1/partner/orders/status with a unique Idempotency-Key per
-// request (each a real transition: order row locked and updated, outbox event with its NOTIFY,
-// idempotency claim and answer, in one transaction) against the floor: raw node:http running one
+// request (each a real transition: order updated, outbox event with its NOTIFY, idempotency
+// answer and claim release, committed by one statement) against the floor: raw node:http running one
 // INSERT of the same client (`pg`) per request on the same database. Target: ratio ≥ 0.4.
 import os from 'node:os';
 import pg from 'pg';
@@ -105,7 +105,7 @@ export async function run({ log }) {
     partnerRuns.reduce((n, r) => n + r.non2xx + r.errors, 0) +
     rawRuns.reduce((n, r) => n + r.non2xx + r.errors, 0);
   return [
-    `${cluster.version}, a throw-away cluster with default durability (fsync, synchronous_commit on). Each partner request is a real transition (PLACED → ACCEPTED on a fresh order): the credential row read and the rate-limit take (one statement), the Idempotency-Key look and claim, then one transaction: the order row locked and updated, the outbox event and its NOTIFY, the stored answer; the webhook dispatcher runs in the same process (no receiver registered); order record ${fmt(recordBytes)} bytes; ${fmt(events)} status events in the outbox afterwards. The floor parses the same JSON body and INSERTs one row on a \`pg\` pool of the same size (10). 50 connections, ${RUNS} × ${DURATION} s each; servers and PostgreSQL pinned to core 0, load on core 1; medians.`,
+    `${cluster.version}, a throw-away cluster with default durability (fsync, synchronous_commit on). Each partner request is a real transition (PLACED → ACCEPTED on a fresh order): five round trips: the credential row read and the rate-limit take (one statement), the Idempotency-Key look and claim (one statement), then the unit: the order read, the event seq, and one statement that commits the order's versioned update, the outbox event (its NOTIFY when someone receives it), the stored answer and the claim's release; the webhook dispatcher runs in the same process (no receiver registered, so no look is woken); order record ${fmt(recordBytes)} bytes; ${fmt(events)} status events in the outbox afterwards. The floor parses the same JSON body and INSERTs one row on a \`pg\` pool of the same size (10). 50 connections, ${RUNS} × ${DURATION} s each; servers and PostgreSQL pinned to core 0, load on core 1; medians.`,
     '',
     '| | req/s | p99 ms |',
     '|---|---:|---:|',

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgStore } from '../../src/server/store/postgres/store.js';
 import type { PgTx } from '../../src/server/store/postgres/tx.js';
 import { MIGRATIONS } from '../../src/server/store/postgres/migrations.js';
+import { changeStatus, patchStatus, setComment } from '../../src/server/services/orders.js';
 import { createTestDatabase, type TestDatabase, withDatabase } from '../helpers/pg-databases.js';
 import { inject } from 'vitest';
 
@@ -186,9 +187,12 @@ describe('PostgreSQL unit of work', () => {
         })
         .catch(() => undefined);
     });
-    expect(runs).toBe(2);
+    // Run 1: the one-statement path, left at the first write that hands its row back (create);
+    // run 2: the full path without savepoints, left when the attempt failed after writing;
+    // run 3: with savepoints. Only the last commits.
+    expect(runs).toBe(3);
     const titles = (await a.read((tx) => tx.businesses.list())).map((x) => x.title);
-    expect(titles.filter((t) => t.startsWith('Swallowed'))).toEqual(['Swallowed 2']);
+    expect(titles.filter((t) => t.startsWith('Swallowed'))).toEqual(['Swallowed 3']);
   });
 
   it('refuses a handle used after its unit, and a write from a read unit', async () => {
@@ -395,6 +399,148 @@ describe('shared rules across instances', () => {
       b.write((tx) => tx.idempotency.put('cred', 'key-2', { ...answer, payload: '{"x":2}' })),
     ).rejects.toThrow(/answered by another execution/);
     expect(await b.claims.begin('cred', 'key-2', 3_000_001)).toEqual({ kind: 'stored', answer });
+  });
+
+  async function rowsOf(text: string, values: unknown[] = []): Promise<unknown[]> {
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      return (await c.query(text, values)).rows;
+    } finally {
+      await c.end();
+    }
+  }
+
+  /** A PLACED order of the business, written straight through the repository. */
+  async function placedOrder(bizId: number, now: number): Promise<number> {
+    const [brand] = (await rowsOf(
+      "INSERT INTO brands (business_id, title, created_at, updated_at) VALUES ($1, 'B', now(), now()) RETURNING id",
+      [bizId],
+    )) as { id: number }[];
+    const [branch] = (await rowsOf(
+      "INSERT INTO branches (business_id, fields, record, created_at, updated_at) VALUES ($1, '{}', '{}', now(), now()) RETURNING id",
+      [bizId],
+    )) as { id: number }[];
+    return a.write(async (tx) => {
+      const t = tx.tenant(bizId);
+      const id = await t.orders.nextId();
+      const record = {
+        id,
+        status: 1,
+        updated_at: new Date(now).toISOString(),
+        comment: null,
+        status_history: [],
+      };
+      await t.orders.insert({
+        id,
+        brand_id: brand!.id,
+        branch_id: branch!.id,
+        status: 1,
+        created_ms: now,
+        updated_ms: now,
+        record: JSON.stringify(record),
+      });
+      return id;
+    });
+  }
+
+  it('a status transition is three round trips in one unit: the order, the event seq, then every write as ONE statement that also stores the answer and gives the claim back', async () => {
+    const bizId = await business(a, 'Transitions');
+    const now = 7_000_000;
+    const id = await placedOrder(bizId, now);
+    expect(await a.claims.begin('cred-t', 'key-t', now)).toEqual({ kind: 'claimed', recheck: true });
+    const [trips, restarts] = [a.stats.roundTrips, a.stats.restarts];
+    const out = await a.write(async (tx) => {
+      // Left to the answer's write on this path (it refuses to overwrite a fresh answer).
+      expect(await tx.idempotency.get('cred-t', 'key-t')).toBeUndefined();
+      const r = await patchStatus(tx.tenant(bizId), { id, status: 'ACCEPTED' }, now);
+      await tx.idempotency.put('cred-t', 'key-t', {
+        fingerprint: 'f',
+        status: 200,
+        isError: false,
+        payload: r.record,
+        createdAt: now,
+        event: r.event,
+      });
+      return r;
+    });
+    expect(a.stats.roundTrips - trips).toBe(3);
+    expect(a.stats.restarts - restarts).toBe(0);
+    // All of it committed: the order, its event, the answer (a reference to the event), and the
+    // claim is gone with it, so the other instance finds the answer and no claim in the way.
+    const order = await a.read((tx) => tx.tenant(bizId).orders.get(id));
+    expect(order).toMatchObject({ status: 2, record: out.record });
+    expect((await a.read((tx) => tx.outbox.get(out.event)))?.payload).toContain(out.record);
+    expect(
+      await rowsOf(
+        "SELECT payload, event_seq FROM idempotency_keys WHERE credential_key = 'cred-t' AND idem_key = 'key-t'",
+      ),
+    ).toEqual([{ payload: null, event_seq: expect.anything() }]);
+    expect(
+      await rowsOf("SELECT count(*)::int AS n FROM idempotency_claims WHERE credential_key = 'cred-t'"),
+    ).toEqual([{ n: 0 }]);
+    expect(await b.claims.begin('cred-t', 'key-t', now + 1)).toMatchObject({
+      kind: 'stored',
+      answer: { payload: out.record, event: out.event },
+    });
+  });
+
+  it('a transition whose key another execution answered meanwhile commits nothing, and runs again to find that answer', async () => {
+    const bizId = await business(a, 'Answered meanwhile');
+    const now = 9_000_000;
+    const id = await placedOrder(bizId, now);
+    expect(await a.claims.begin('cred-m', 'key-m', now)).toMatchObject({ kind: 'claimed' });
+    const first = {
+      fingerprint: 'f',
+      status: 200,
+      isError: false,
+      payload: '{"first":true}',
+      createdAt: now,
+    };
+    let runs = 0;
+    const seen: unknown[] = [];
+    const out = await a.write(async (tx) => {
+      runs++;
+      const found = await tx.idempotency.get('cred-m', 'key-m');
+      seen.push(found?.payload);
+      if (found) return 'replayed';
+      // Another execution of the key (its claim lapsed) commits its answer now.
+      if (runs === 1) await b.write((w) => w.idempotency.put('cred-m', 'key-m', first));
+      const r = await patchStatus(tx.tenant(bizId), { id, status: 'ACCEPTED' }, now);
+      await tx.idempotency.put('cred-m', 'key-m', { ...first, payload: r.record, event: r.event });
+      return 'executed';
+    });
+    expect([out, runs, seen]).toEqual(['replayed', 2, [undefined, '{"first":true}']]);
+    expect(await a.read((tx) => tx.tenant(bizId).orders.get(id))).toMatchObject({ status: 1 });
+    expect(await rowsOf('SELECT count(*)::int AS n FROM outbox_events WHERE order_id = $1', [id])).toEqual([
+      { n: 0 },
+    ]);
+  });
+
+  it('a transition whose order another instance changed after it was read runs again under the row lock: no lost update', async () => {
+    const bizId = await business(a, 'Lost updates');
+    const now = 8_000_000;
+    const id = await placedOrder(bizId, now);
+    let runs = 0;
+    const restarts = a.stats.restarts;
+    const out = await a.write(async (tx) => {
+      runs++;
+      const t = tx.tenant(bizId);
+      const row = await t.orders.get(id);
+      // Another instance comments on the order between this unit's read and its write.
+      if (runs === 1) await b.write((w) => setComment(w.tenant(bizId), id, 'meanwhile', now + 1));
+      return changeStatus(t, row!, 'ACCEPTED', 'partner', now + 2);
+    });
+    expect(runs).toBe(2);
+    expect(a.stats.restarts - restarts).toBe(1);
+    const record = JSON.parse(out.record);
+    expect(record).toMatchObject({ status: 2, comment: 'meanwhile' });
+    const stored = await a.read((tx) => tx.tenant(bizId).orders.get(id));
+    expect(stored?.record).toBe(out.record);
+    // The first run's event never committed: one status event for the order.
+    expect(await rowsOf('SELECT count(*)::int AS n FROM outbox_events WHERE order_id = $1', [id])).toEqual([
+      { n: 1 },
+    ]);
   });
 
   it('claims each delivery on one instance only, within the per-URL bound across instances', async () => {

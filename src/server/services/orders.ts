@@ -165,8 +165,11 @@ export async function changeStatus(
   o.updated_at = at;
   o.cancellation_reason = to === 'CANCELLED' ? (reason?.trim() ?? null) : null;
   o.status_history.push({ status: o.status, at, by });
-  const record = await save(t, row, o, updatedMs);
+  // The event first: its seq is a read, and on PostgreSQL's one-statement path every read comes
+  // before the writes (which then go out together, store/postgres/tx.ts).
+  const record = JSON.stringify(wire(o));
   const event = await emit(t, 'service.order.status.updated', row, record, now);
+  await t.orders.save(row.id, { status: o.status, updated_ms: updatedMs, record });
   return { record, event };
 }
 
@@ -397,8 +400,9 @@ export async function replaceCart(
   o.cart = cart.cart;
   o.total = cart.total;
   o.updated_at = iso(updatedMs);
-  const record = await save(t, row, o, updatedMs);
+  const record = JSON.stringify(wire(o));
   await emit(t, 'service.order.cart.updated', row, record, now);
+  await t.orders.save(row.id, { status: o.status, updated_ms: updatedMs, record });
   return record;
 }
 

@@ -36,7 +36,10 @@ export interface Store {
   readonly claims: IdempotencyClaims;
   /** Per-credential request budgets, outside any unit. */
   readonly rateLimits: RateLimits;
-  /** `fn` runs after commits that wrote something (may be coalesced: a hint, not a count). */
+  /**
+   * `fn` runs after commits that wrote something other than Query.quiet statements (an order's
+   * record, a stored answer, an event nobody receives): may be coalesced, a hint, not a count.
+   */
   onCommit(fn: () => void): () => void;
   /**
    * A shared store only: this process's name among the instances (`pid:random`), which the

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
-import { isFresh } from '../../domain/idempotency.js';
+import { IDEMPOTENCY_TTL_MS, isFresh } from '../../domain/idempotency.js';
 import type { Begun, IdempotencyClaims } from '../idempotency-repo.js';
 import { ANSWER, type AnswerRow, answerOf } from '../sql/idempotency-repo.js';
 import { q, type Sql } from '../sql/query.js';
+import type { PgTx } from './tx.js';
 
 /**
  * How long a claim holds without its holder giving it back. A request ends within the server's
@@ -12,12 +13,28 @@ import { q, type Sql } from '../sql/query.js';
  */
 export const CLAIM_LEASE_MS = 60_000;
 
+const RELEASE = 'DELETE FROM idempotency_claims WHERE credential_key = $1 AND idem_key = $2 AND holder = $3';
+
+// The look for a fresh stored answer and, only when there is none, the take of the claim
+// (inserted, or taken over from a holder whose lease ran out), in one statement.
+const BEGIN = `WITH a AS (${ANSWER.postgres} AND k.created_ms > $6),
+  t AS (
+    INSERT INTO idempotency_claims AS c (credential_key, idem_key, holder, lease_until_ms)
+    SELECT $1, $2, $3::text, $4::bigint WHERE NOT EXISTS (SELECT 1 FROM a)
+    ON CONFLICT (credential_key, idem_key) DO UPDATE SET holder = excluded.holder, lease_until_ms = excluded.lease_until_ms
+    WHERE c.lease_until_ms < $5
+    RETURNING 1
+  )
+  SELECT a.*, (SELECT count(*) FROM t)::int AS taken FROM (SELECT 1) AS one LEFT JOIN a ON true`;
+
 /**
- * Claims as rows every instance sees. `begin` looks for a stored answer, then inserts the claim
- * (`ON CONFLICT DO NOTHING` unless the existing claim's lease has run out). The two are separate
- * statements, so an answer committed in between is caught by the request's unit (`recheck`).
- * Even a claim taken over from a holder that is in fact still running cannot execute twice: its
- * answer is stored with the change, and `put` refuses to overwrite a fresh answer (see below).
+ * Claims as rows every instance sees. `begin` looks for a fresh stored answer and, if there is
+ * none, takes the claim (`ON CONFLICT` taking over only a claim whose lease has run out), in one
+ * statement. An answer committed after that statement's snapshot (its holder gives the claim back
+ * in the unit that stores it) is caught by the request's unit (`recheck`, or on the one-statement
+ * path the answer's own write, which refuses to overwrite a fresh answer). Even a claim taken
+ * over from a holder that is in fact still running cannot execute twice: its answer is stored
+ * with the change, and `put` refuses to overwrite a fresh answer.
  */
 export class PgClaims implements IdempotencyClaims {
   /** This instance's claims: release deletes only the claim it took, never a successor's. */
@@ -26,13 +43,25 @@ export class PgClaims implements IdempotencyClaims {
   constructor(private readonly pool: Pool) {}
 
   async begin(credentialKey: string, key: string, now: number): Promise<Begun> {
-    const found = await this.pool.query<AnswerRow>({
-      name: 'idem-answer',
-      text: ANSWER.postgres,
-      values: [credentialKey, key],
+    const holder = randomBytes(9).toString('base64url');
+    const { rows } = await this.pool.query<AnswerRow & { taken: number }>({
+      name: 'idem-begin',
+      text: BEGIN,
+      values: [credentialKey, key, holder, now + CLAIM_LEASE_MS, now, now - IDEMPOTENCY_TTL_MS],
     });
-    const answer = answerOf(found.rows[0]);
+    const { taken, ...found } = rows[0]!;
+    if (taken === 1) {
+      this.mine.set(`${credentialKey}\n${key}`, holder);
+      return { kind: 'claimed', recheck: true };
+    }
+    const answer = answerOf(found.fingerprint === null ? undefined : found);
     if (answer && isFresh(answer, now)) return { kind: 'stored', answer };
+    if (found.fingerprint === null) return { kind: 'in_flight' };
+    // A fresh row whose answer cannot be read back (its event gone): the key counts as unused.
+    return this.take(credentialKey, key, now);
+  }
+
+  private async take(credentialKey: string, key: string, now: number): Promise<Begun> {
     const holder = randomBytes(9).toString('base64url');
     const taken = await this.pool.query({
       name: 'idem-claim',
@@ -46,6 +75,22 @@ export class PgClaims implements IdempotencyClaims {
     return { kind: 'claimed', recheck: true };
   }
 
+  /**
+   * Gives this instance's claim on the key back inside `tx`, the unit that stores the key's
+   * answer: the answer and the claim's end commit together (no round trip of its own after the
+   * answer), and the request's own release afterwards finds nothing left to do. Any row count:
+   * a claim that lapsed and was taken over is the successor's, and stays.
+   */
+  async releaseIn(tx: PgTx, credentialKey: string, key: string): Promise<void> {
+    const slot = `${credentialKey}\n${key}`;
+    const holder = this.mine.get(slot);
+    if (holder === undefined) return;
+    await tx.execAny(RELEASE, [credentialKey, key, holder]);
+    tx.afterCommit.push(() => {
+      if (this.mine.get(slot) === holder) this.mine.delete(slot);
+    });
+  }
+
   async release(credentialKey: string, key: string): Promise<void> {
     const slot = `${credentialKey}\n${key}`;
     const holder = this.mine.get(slot);
@@ -56,7 +101,7 @@ export class PgClaims implements IdempotencyClaims {
     await this.pool
       .query({
         name: 'idem-release',
-        text: 'DELETE FROM idempotency_claims WHERE credential_key = $1 AND idem_key = $2 AND holder = $3',
+        text: RELEASE,
         values: [credentialKey, key, holder],
       })
       .catch(() => undefined);

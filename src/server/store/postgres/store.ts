@@ -74,7 +74,7 @@ export class PgStore implements Store {
     } as unknown as Pool;
     this.claims = new PgClaims(guarded);
     this.rateLimits = new PgRateLimits(guarded);
-    this.shared = { deliveryPerUrl: opts.deliveryPerUrl ?? 4 };
+    this.shared = { deliveryPerUrl: opts.deliveryPerUrl ?? 4, claims: this.claims };
     // An idle pooled connection that fails (the server restarted) is dropped by the pool; without
     // a listener its error would be thrown at the process.
     pool.on('error', (err) => opts.logErrors?.(err));
@@ -141,13 +141,13 @@ export class PgStore implements Store {
     if (this.closed) throw new PgUnitError('the store is closed');
     this.active++;
     try {
-      let full = false;
+      let level: 0 | 1 | 2 = 0;
       for (let attempt = 0; ; attempt++) {
         try {
-          return await this.once(mode, fn, full);
+          return await this.once(mode, fn, level);
         } catch (err) {
-          if (err instanceof PgRestart && !full) {
-            full = true;
+          if (err instanceof PgRestart && level < 2) {
+            level = level === 0 ? 1 : 2;
             this.stats.restarts++;
             attempt--;
             continue;
@@ -164,13 +164,14 @@ export class PgStore implements Store {
     }
   }
 
-  private async once<T>(mode: PgUnitMode, fn: UnitFn<T>, full: boolean): Promise<T> {
+  private async once<T>(mode: PgUnitMode, fn: UnitFn<T>, level: 0 | 1 | 2): Promise<T> {
     const client = await this.pool.connect();
-    const tx = new PgTx(client, mode, this.shared, full);
+    const tx = new PgTx(client, mode, this.shared, level);
     let broken: Error | undefined;
     try {
-      // A read unit begins its transaction only if it needs one (PgTx.query).
-      if (mode === 'write') {
+      // A read unit begins its transaction only if it needs one (PgTx.query); a write unit only
+      // on the full path (PgTx.optimistic).
+      if (tx.begun) {
         tx.roundTrips++;
         await client.query('BEGIN');
       }
@@ -178,8 +179,10 @@ export class PgStore implements Store {
       try {
         value = await fn(tx);
         if (tx.restart) throw tx.restart;
+        if (tx.optimistic) await tx.flush();
       } catch (err) {
         tx.state = 'done';
+        broken = tx.broken;
         // A read unit's BEGIN may still be on its way: wait for it so the ROLLBACK below ends it.
         await tx.settled();
         if (tx.begun) {
@@ -193,17 +196,19 @@ export class PgStore implements Store {
       }
       tx.state = 'done';
       await tx.settled();
-      if (!tx.begun) return value;
-      try {
-        tx.roundTrips++;
-        await client.query('COMMIT');
-      } catch (err) {
-        // The connection may be gone with the transaction's outcome unknown: never reuse it.
-        broken = err as Error;
-        if (tx.wrote) for (const f of this.rollbacks) f();
-        throw err;
+      if (tx.begun) {
+        try {
+          tx.roundTrips++;
+          await client.query('COMMIT');
+        } catch (err) {
+          // The connection may be gone with the transaction's outcome unknown: never reuse it.
+          broken = err as Error;
+          if (tx.wrote) for (const f of this.rollbacks) f();
+          throw err;
+        }
       }
-      if (tx.wrote) this.fire();
+      for (const f of tx.afterCommit) f();
+      if (tx.wakes) this.fire();
       return value;
     } finally {
       this.stats.roundTrips += tx.roundTrips;

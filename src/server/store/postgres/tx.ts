@@ -41,7 +41,54 @@ const multiStatement = new Set<string>();
 export interface PgShared {
   /** Concurrent deliveries to one URL across every instance. */
   deliveryPerUrl: number;
+  /** The store's Idempotency-Key claims: a unit that stores a key's answer gives its claim back. */
+  claims?: { releaseIn(tx: PgTx, credentialKey: string, key: string): Promise<void> };
 }
+
+/** A write waiting for the end of a unit on the one-statement path (PgTx.flush). */
+interface Deferred {
+  text: string;
+  values: unknown[];
+  /** Whether it must change exactly one row (else any number). */
+  exact: boolean;
+}
+
+// What the one-statement path cannot do: take a lock (a row lock, an advisory lock) or hand a
+// written row back. A unit that asks for it runs again on the full path.
+const LOCKS = /\bFOR (UPDATE|NO KEY UPDATE|SHARE|KEY SHARE)\b|pg_advisory/i;
+const DEFERRABLE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
+const RETURNING = /\bRETURNING\b/i;
+/** Per statement text: whether it may go out on the one-statement path (true), as a read, or not at all. */
+const onCheapPath = new Map<string, 'read' | 'defer' | 'no'>();
+function cheapKind(text: string): 'read' | 'defer' | 'no' {
+  let k = onCheapPath.get(text);
+  if (k === undefined) {
+    k = LOCKS.test(text) ? 'no' : DEFERRABLE.test(text) ? (RETURNING.test(text) ? 'no' : 'defer') : 'read';
+    onCheapPath.set(text, k);
+  }
+  return k;
+}
+
+const WRITTEN = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)/i;
+const READ_FROM = /\b(?:FROM|JOIN|INTO|UPDATE)\s+(\w+)/gi;
+/** Per statement text: the tables it names (a read), or the one it writes (a deferred write). */
+const tablesOf = new Map<string, string[]>();
+function tables(text: string, written: boolean): string[] {
+  const key = (written ? 'w' : 'r') + text;
+  let t = tablesOf.get(key);
+  if (t === undefined) {
+    t = written
+      ? [WRITTEN.exec(text)?.[1]?.toLowerCase() ?? '*']
+      : [...text.matchAll(READ_FROM)].map((m) => m[1]!.toLowerCase());
+    tablesOf.set(key, t);
+  }
+  return t;
+}
+
+/** The one statement of a unit's deferred writes, per sequence of statement texts (see flush). */
+const combined = new Map<string, string>();
+/** Raised by the combined statement when a write did not change what it promised (see flush). */
+const MISSED = '22012';
 
 // Statement names per SQL text: node-postgres prepares a named statement once per connection and
 // then only binds and executes it, so the repositories' fixed SQL is parsed and planned once.
@@ -63,8 +110,29 @@ function nameOf(text: string): string {
 export class PgTx implements Tx, Sql {
   readonly dialect = 'postgres';
   state: 'running' | 'done' = 'running';
-  /** Whether a statement that writes ran (commit hooks fire only for units that wrote). */
+  /** Whether a statement that writes ran. */
   wrote = false;
+  /** Whether it wrote something the commit hooks are for (not only Query.quiet statements). */
+  wakes = false;
+  /**
+   * The one-statement path of a write unit (the first run of every write unit): no BEGIN, no row
+   * locks. Reads go out at once, each on its own snapshot (what READ COMMITTED gives the
+   * statements of a transaction too); writes wait and go out at the end as ONE statement (flush),
+   * which PostgreSQL runs atomically by itself: one round trip and one commit for all of them.
+   * A write resolves at once as having changed one row; the statement checks that each did, and
+   * if one did not (an order changed meanwhile by another unit, so its versioned write missed;
+   * an answer stored meanwhile) nothing of it commits and the unit runs again on the full path,
+   * where locks make it wait its turn. A unit that needs a lock, a written row back, or a read
+   * of a table it has a write waiting for (which it would not see) runs again on the full path
+   * at once.
+   */
+  readonly optimistic: boolean;
+  private deferred: Deferred[] = [];
+  /** Run after the unit has committed (the claims' bookkeeping). */
+  readonly afterCommit: (() => void)[] = [];
+  /** Set when the connection is in doubt after a failed flush: the store discards it. */
+  broken?: Error;
+  readonly unitEvents = new Map<string, { seq: number; payload: string }>();
   /**
    * Each unit is its own transaction (READ COMMITTED for writes, a snapshot for reads): it never
    * sees another unit's uncommitted writes.
@@ -86,8 +154,6 @@ export class PgTx implements Tx, Sql {
    * write unit begins before its function runs.
    */
   begun: boolean;
-  /** Statements that wrote so far (attempt() rolls back without a savepoint only if none did). */
-  private writes = 0;
   /** Round trips to PostgreSQL, told to the store (PgStore.stats). */
   roundTrips = 0;
 
@@ -96,13 +162,22 @@ export class PgTx implements Tx, Sql {
     readonly mode: PgUnitMode,
     readonly shared: PgShared = { deliveryPerUrl: 4 },
     /**
-     * The full path: a read unit begins its transaction before its first statement, attempt()
-     * takes a savepoint. Set when the store runs a unit again after a PgRestart.
+     * How many times the unit has restarted (PgRestart). 0: a read unit begins lazily, a write
+     * unit runs on the one-statement path. 1 (the full path): a read unit begins its transaction
+     * before its first statement, a write unit runs inside BEGIN … COMMIT, where attempt() takes
+     * no savepoint at first. 2: attempt() takes a savepoint.
      */
-    readonly full = false,
+    readonly level: 0 | 1 | 2 = 0,
   ) {
-    this.begun = mode === 'write';
+    this.full = level > 0;
+    this.begun = mode === 'write' && this.full;
+    this.optimistic = mode === 'write' && !this.full;
   }
+
+  /** Whether this is a run after a restart (see level). */
+  readonly full: boolean;
+  /** Statements that wrote so far (attempt() rolls back without a savepoint only if none did). */
+  private writes = 0;
 
   private statements = 0;
 
@@ -124,6 +199,21 @@ export class PgTx implements Tx, Sql {
    * later units starting with it begin their transaction at once instead of restarting.
    */
   private async query(text: string, values: readonly unknown[] | undefined) {
+    if (this.optimistic) {
+      if (cheapKind(text) !== 'read')
+        throw this.restartOn('a unit that locks or reads back a write runs on the full path');
+      // A read of a table this unit has a write waiting for would not see that write.
+      if (this.deferred.length > 0) {
+        const read = tables(text, false);
+        if (
+          this.deferred.some((w) => {
+            const t = tables(w.text, true)[0]!;
+            return t === '*' || read.includes(t);
+          })
+        )
+          throw this.restartOn('a read after a deferred write to its table would not see it: the full path');
+      }
+    }
     const first = this.statements++ === 0;
     if (this.mode === 'read' && !this.begun) {
       if (this.beginning) await this.beginning;
@@ -181,17 +271,78 @@ export class PgTx implements Tx, Sql {
   }
 
   /** Runs a statement that writes; resolves to the affected row count. */
-  async exec(text: string, values?: readonly unknown[]): Promise<number> {
+  async exec(text: string, values?: readonly unknown[], quiet = false): Promise<number> {
+    this.check(true);
+    this.wrote = true;
+    if (!quiet) this.wakes = true;
+    this.writes++;
+    if (this.optimistic && cheapKind(text) === 'defer') return this.defer(text, values, true);
+    return (await this.query(text, values)).rowCount ?? 0;
+  }
+
+  /**
+   * A write that may change any number of rows (giving a claim back): deferred on the
+   * one-statement path like the others, without the check that it changed one row.
+   */
+  async execAny(text: string, values: readonly unknown[]): Promise<void> {
     this.check(true);
     this.wrote = true;
     this.writes++;
-    return (await this.query(text, values)).rowCount ?? 0;
+    if (this.optimistic && cheapKind(text) === 'defer') this.defer(text, values, false);
+    else await this.query(text, values);
+  }
+
+  private defer(text: string, values: readonly unknown[] | undefined, exact: boolean): number {
+    this.deferred.push({ text, values: values ? [...values] : [], exact });
+    return 1;
+  }
+
+  /**
+   * The one-statement path's end: its deferred writes as one statement, each a data-modifying
+   * CTE, `WITH w0 AS (… RETURNING 1), w1 AS (…) SELECT …`, which PostgreSQL runs and commits
+   * atomically by itself. Its SELECT divides by zero (SQLSTATE 22012, which nothing else here
+   * can raise) when a write meant to change one row did not: the whole statement then fails,
+   * nothing of it commits, and the unit runs again on the full path.
+   */
+  async flush(): Promise<void> {
+    const d = this.deferred;
+    if (d.length === 0) return;
+    const key = d.map((w) => (w.exact ? '1' : '*') + w.text).join('\0');
+    let text = combined.get(key);
+    if (text === undefined) {
+      let offset = 0;
+      const ctes: string[] = [];
+      const checks: string[] = [];
+      d.forEach((w, i) => {
+        const at = offset;
+        ctes.push(
+          `w${i} AS (${w.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + at}`)} RETURNING 1)`,
+        );
+        if (w.exact) checks.push(`(SELECT count(*) FROM w${i}) = 1`);
+        else checks.push(`(SELECT count(*) FROM w${i}) >= 0`);
+        offset += w.values.length;
+      });
+      text = `WITH ${ctes.join(', ')} SELECT 1 / (CASE WHEN ${checks.join(' AND ')} THEN 1 ELSE 0 END) AS ok`;
+      if (combined.size < 1000) combined.set(key, text);
+    }
+    this.roundTrips++;
+    try {
+      await this.client.query({ name: nameOf(text), text, values: d.flatMap((w) => w.values) });
+    } catch (err) {
+      if ((err as { code?: string }).code === MISSED)
+        throw this.restartOn('a write missed what it promised: the full path');
+      // A database error rolled the statement back; anything else leaves its outcome unknown.
+      if (!isDatabaseError(err)) this.broken = err as Error;
+      throw err;
+    }
   }
 
   /** Like `rows`, for a statement that writes (`INSERT … RETURNING`, `UPDATE … RETURNING`). */
   async change<T>(text: string, values?: readonly unknown[]): Promise<T[]> {
     this.check(true);
+    if (this.optimistic) throw this.restartOn('a write whose rows come back runs on the full path');
     this.wrote = true;
+    this.wakes = true;
     this.writes++;
     return (await this.query(text, values)).rows as T[];
   }
@@ -224,7 +375,7 @@ export class PgTx implements Tx, Sql {
   }
 
   run(query: Query, args?: readonly unknown[]): Promise<number> {
-    return this.exec(query.postgres, args);
+    return this.exec(query.postgres, args, query.quiet);
   }
 
   write<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
@@ -236,16 +387,28 @@ export class PgTx implements Tx, Sql {
   }
 
   /**
-   * Runs `fn` so that its writes can be rolled back alone when it throws. Most attempts either
-   * succeed or fail before writing (a 404, a refused transition), so no savepoint is taken at
-   * first (SAVEPOINT and RELEASE are two round trips): when `fn` throws after it wrote, the unit
-   * restarts on the full path, where each attempt has its savepoint. An error of PostgreSQL
-   * itself aborts the whole transaction either way and is passed on as it is.
+   * Runs `fn` so that its writes can be rolled back alone when it throws. On the one-statement
+   * path its writes have not gone out yet, so they are simply dropped; on the full path it has a
+   * savepoint where one is needed (see below). An error of PostgreSQL itself aborts the whole transaction either way and is
+   * passed on as it is.
    */
   async attempt<T>(fn: () => Promise<T>): Promise<T> {
     if (this.mode !== 'write') return fn();
     this.check(true);
-    if (!this.full) {
+    if (this.optimistic) {
+      // Its writes are still here: dropping them is the savepoint.
+      const before = this.deferred.length;
+      try {
+        return await fn();
+      } catch (err) {
+        if (this.state === 'running' && !this.restart) this.deferred.length = before;
+        throw err;
+      }
+    }
+    if (this.level < 2) {
+      // No savepoint at first (SAVEPOINT and RELEASE are two round trips): most attempts succeed
+      // or fail before writing (a 404, a refused transition). One that wrote and failed makes
+      // the unit run again with a savepoint per attempt.
       const before = this.writes;
       try {
         return await fn();
@@ -279,7 +442,9 @@ export class PgTx implements Tx, Sql {
   }
 
   get idempotency(): SqlIdempotencyAnswers {
-    this._idempotency ??= new SqlIdempotencyAnswers(this, purgeLapsedClaims);
+    this._idempotency ??= new SqlIdempotencyAnswers(this, purgeLapsedClaims, (credentialKey, key) =>
+      this.shared.claims ? this.shared.claims.releaseIn(this, credentialKey, key) : Promise.resolve(),
+    );
     return this._idempotency;
   }
 

@@ -3,7 +3,7 @@
 // PostgreSQL (every instance sees them); both read an answer with ANSWER and answerOf.
 import { IDEMPOTENCY_TTL_MS, type StoredResponse } from '../../domain/idempotency.js';
 import type { IdempotencyAnswers } from '../idempotency-repo.js';
-import { ordersTextOf, seqOfEventId } from '../outbox-repo.js';
+import { ordersTextOf } from '../outbox-repo.js';
 import { q, type Sql } from './query.js';
 
 export interface AnswerRow {
@@ -51,20 +51,18 @@ const A = {
   // committed first (on a shared store, its claim lapsed while it ran): this unit must not commit
   // a second execution, so it fails whole. A concurrent one waits on the key's index entry until
   // the other commits, then lands here too. By reference (event_seq, no payload) only when the
-  // bytes really are the named event's one order, as eventPayload wrote it: checked in the unit
-  // that wrote the event and in the same statement, so a replay can never differ from the first
-  // answer. (`WHERE true`: SQLite's parser needs a WHERE before ON CONFLICT in an INSERT … SELECT.)
+  // bytes really are the named event's one order as this very unit wrote it (Sql.unitEvents):
+  // a replay can never differ from the first answer.
   put: q(
-    (d) => `WITH ev AS (
-       SELECT seq FROM outbox_events WHERE seq = ? AND id = ? AND ${d.endsWith('payload')}
-     )
-     INSERT INTO idempotency_keys AS k (credential_key, idem_key, fingerprint, status, is_error, payload, created_ms, event_seq)
-     SELECT ?, ?, ?, ?, CAST(? AS BOOLEAN), CASE WHEN ev.seq IS NULL THEN ${d.jsonParam} END, ?, ev.seq
-     FROM (SELECT 1) AS one LEFT JOIN ev ON true WHERE true
+    (
+      d,
+    ) => `INSERT INTO idempotency_keys AS k (credential_key, idem_key, fingerprint, status, is_error, payload, created_ms, event_seq)
+     VALUES (?, ?, ?, ?, CAST(? AS BOOLEAN), ${d.jsonParam}, ?, ?)
      ON CONFLICT (credential_key, idem_key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status,
        is_error = excluded.is_error, payload = excluded.payload, created_ms = excluded.created_ms,
        event_seq = excluded.event_seq
      WHERE k.created_ms <= ?`,
+    { quiet: true },
   ),
   purge: q('DELETE FROM idempotency_keys WHERE created_ms <= ?'),
 };
@@ -74,31 +72,39 @@ export class SqlIdempotencyAnswers implements IdempotencyAnswers {
     private readonly db: Sql,
     /** Run after purge() in the same unit (PostgreSQL: drop claims whose holder died). */
     private readonly afterPurge?: (db: Sql, now: number) => Promise<void>,
+    /** Run after put() in the same unit (PostgreSQL: the request's claim on the key is given back with it). */
+    private readonly afterPut?: (credentialKey: string, key: string) => Promise<void>,
   ) {}
 
+  /**
+   * The answer stored for the key. On PostgreSQL's one-statement path (Sql.optimistic) nothing
+   * is looked at: the unit that looks once more before running its request (app.ts) ends with
+   * the key's `put`, which goes out in the same statement as every write of the request and
+   * refuses to overwrite a fresh answer, so an answer stored meanwhile makes nothing of it
+   * commit, and the unit runs again on the full path, where this look is real.
+   */
   async get(credentialKey: string, key: string): Promise<StoredResponse | undefined> {
+    if (this.db.optimistic) return undefined;
     return answerOf(await this.db.get<AnswerRow>(ANSWER, [credentialKey, key]));
   }
 
   async put(credentialKey: string, key: string, s: StoredResponse): Promise<void> {
-    const seq = s.event === undefined ? undefined : seqOfEventId(s.event);
-    const suffix = `"orders":[${s.payload}]}`;
+    const ev = s.event === undefined ? undefined : this.db.unitEvents?.get(s.event);
+    const byRef = ev?.payload.endsWith(`"orders":[${s.payload}]}`) === true;
     const stored = await this.db.run(A.put, [
-      seq ?? null,
-      s.event ?? null,
-      suffix,
-      suffix,
       credentialKey,
       key,
       s.fingerprint,
       s.status,
       s.isError ? 1 : 0,
-      s.payload,
+      byRef ? null : s.payload,
       s.createdAt,
+      byRef ? ev.seq : null,
       s.createdAt - IDEMPOTENCY_TTL_MS,
     ]);
     if (stored === 0)
       throw new Error(`Idempotency-Key ${JSON.stringify(key)} was answered by another execution meanwhile`);
+    await this.afterPut?.(credentialKey, key);
   }
 
   async purge(now: number): Promise<number> {

@@ -12,10 +12,21 @@ const O = {
   getLocked: q((d) => `SELECT ${COLUMNS} FROM orders WHERE id = ? AND business_id = ?${d.lockRow}`),
   getAny: q(`SELECT ${COLUMNS} FROM orders WHERE id = ?`),
   nextId: q((d) => `SELECT ${d.nextId('orders', 'id')} AS id`),
+  // Orders' own writes wake no one (Query.quiet): their events do, when someone receives them.
   insert: q(
     'INSERT INTO orders (id, business_id, brand_id, branch_id, status, created_ms, updated_ms, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    { quiet: true },
   ),
-  save: q('UPDATE orders SET status = ?, updated_ms = ?, record = ? WHERE id = ? AND business_id = ?'),
+  save: q('UPDATE orders SET status = ?, updated_ms = ?, record = ? WHERE id = ? AND business_id = ?', {
+    quiet: true,
+  }),
+  // The write of a row read in this unit names the version it read (updated_ms rises with every
+  // change): under a row lock it always matches; on PostgreSQL's one-statement path, which takes
+  // no lock (Sql.optimistic), a change committed meanwhile makes it miss and the unit run again.
+  saveRead: q(
+    'UPDATE orders SET status = ?, updated_ms = ?, record = ? WHERE id = ? AND business_id = ? AND updated_ms = ?',
+    { quiet: true },
+  ),
 };
 
 // The filter's shape ('b' branch, 'r' brand, 's' statuses) names its statements.
@@ -38,8 +49,14 @@ export class SqlOrders implements OrdersRepo {
     private readonly businessId: number,
   ) {}
 
-  get(id: number): Promise<OrderRow | undefined> {
-    return this.db.get(this.db.writing ? O.getLocked : O.get, [id, this.businessId]);
+  /** The version (updated_ms) of each order this unit read, for its write (O.saveRead). */
+  private readonly read = new Map<number, number>();
+
+  async get(id: number): Promise<OrderRow | undefined> {
+    const locked = this.db.writing && !this.db.optimistic;
+    const r = await this.db.get<OrderRow>(locked ? O.getLocked : O.get, [id, this.businessId]);
+    if (r && this.db.writing) this.read.set(r.id, Number(r.updated_ms));
+    return r;
   }
 
   async list(f: OrderFilter, limit: number, offset: number): Promise<OrderPage> {
@@ -65,7 +82,8 @@ export class SqlOrders implements OrdersRepo {
   async nextId(): Promise<number> {
     // In the write unit that inserts it: SQLite's write lock, or PostgreSQL's sequence (never
     // handed out twice, whatever commits or rolls back). Orders are never deleted.
-    const [r] = await this.db.write<{ id: number }>(O.nextId);
+    // A read (it changes no table): on PostgreSQL's one-statement path it goes out at once.
+    const [r] = await this.db.all<{ id: number }>(O.nextId);
     return r!.id;
   }
 
@@ -83,7 +101,13 @@ export class SqlOrders implements OrdersRepo {
   }
 
   async save(id: number, o: { status: number; updated_ms: number; record: string }): Promise<void> {
-    await this.db.run(O.save, [o.status, o.updated_ms, o.record, id, this.businessId]);
+    const version = this.read.get(id);
+    const args = [o.status, o.updated_ms, o.record, id, this.businessId];
+    if (version === undefined) await this.db.run(O.save, args);
+    else {
+      this.read.set(id, o.updated_ms);
+      await this.db.run(O.saveRead, [...args, version]);
+    }
   }
 }
 

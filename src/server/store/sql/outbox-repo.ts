@@ -10,18 +10,22 @@ import {
   type TenantOutbox,
   type UnfannedEvent,
 } from '../outbox-repo.js';
-import { q, type Sql } from './query.js';
+import { type Dialect, q, type Sql } from './query.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const EVENT =
   'seq, id, type, business_id, brand_id, branch_id, order_id, payload, status, attempts, next_attempt_ms, last_error, created_at, updated_at, batched_into';
 const UNFANNED = 'seq, id, type, business_id, brand_id, branch_id, payload, next_attempt_ms';
 
+const insertEvent = (d: Dialect) =>
+  `INSERT INTO outbox_events (seq, id, type, business_id, brand_id, branch_id, order_id, payload, next_attempt_ms, created_at, updated_at, fanned_out, status)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${d.fannedOutNotifying('partner_outbox')}, ?)`;
+
 const E = {
   // The seq comes first (the event id names it), with whether any registration receives the
   // event (the rule of `receives` in domain/delivery.ts: brand, branch and type match, null/'all'
-  // = any). On PostgreSQL the notify is part of this transaction when someone does: every
-  // listening instance hears of the event at COMMIT, and never if the unit rolls back.
+  // = any). A read: on PostgreSQL's one-statement path it goes out at once, and the insert below
+  // waits to go out with the unit's other writes.
   next: q(
     (d) => `WITH r AS (
        SELECT 1 FROM webhooks
@@ -29,13 +33,12 @@ const E = {
          AND (branch_id IS NULL OR branch_id = ?) AND (event = 'all' OR event = ?)
        LIMIT 1
      )
-     SELECT ${d.nextId('outbox_events', 'seq')} AS seq, EXISTS (SELECT 1 FROM r) AS heard,
-       ${d.notify('partner_outbox', 'r')} AS notified`,
+     SELECT ${d.nextId('outbox_events', 'seq')} AS seq, EXISTS (SELECT 1 FROM r) AS heard`,
   ),
-  insert: q(
-    `INSERT INTO outbox_events (seq, id, type, business_id, brand_id, branch_id, order_id, payload, next_attempt_ms, created_at, updated_at, fanned_out, status)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ),
+  // On PostgreSQL an event someone receives notifies at commit (Dialect.fannedOutNotifying).
+  insert: q(insertEvent),
+  // One nobody receives is settled as it is written, and wakes no one (Query.quiet).
+  insertSettled: q(insertEvent, { quiet: true }),
   get: q(`SELECT ${EVENT} FROM outbox_events WHERE seq = ? AND id = ?`),
   unfanned: q(
     (d) => `SELECT ${UNFANNED} FROM outbox_events WHERE fanned_out = ${d.bool(false)} ORDER BY seq LIMIT ?`,
@@ -72,20 +75,21 @@ export class SqlTenantOutbox implements TenantOutbox {
   ) {}
 
   async enqueue(e: NewEvent): Promise<string> {
-    const [s] = await this.db.write<{ seq: number; heard: boolean | number }>(E.next, [
+    const [s] = await this.db.all<{ seq: number; heard: boolean | number }>(E.next, [
       this.businessId,
       e.brandId,
       e.branchId,
       e.type,
     ]);
-    const seq = s!.seq;
+    const seq = Number(s!.seq);
     const id = eventIdFor(seq);
     const at = iso(e.now);
     // An event no registration receives is settled as it is written (delivered, no attempt), as
     // the dispatcher would settle it: no second write of the row, and no look (nor, on
     // PostgreSQL, any instance woken) for it.
     const settled = !s!.heard;
-    await this.db.run(E.insert, [
+    const payload = eventPayload(e.brandId, e.branchId, e.orders);
+    await this.db.run(settled ? E.insertSettled : E.insert, [
       seq,
       id,
       e.type,
@@ -93,13 +97,14 @@ export class SqlTenantOutbox implements TenantOutbox {
       e.brandId,
       e.branchId,
       e.orderId ?? null,
-      eventPayload(e.brandId, e.branchId, e.orders),
+      payload,
       e.now,
       at,
       at,
       settled ? 1 : 0,
       settled ? 'delivered' : 'pending',
     ]);
+    this.db.unitEvents?.set(id, { seq, payload });
     return id;
   }
 }

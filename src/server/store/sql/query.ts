@@ -38,13 +38,12 @@ export interface Dialect {
   /** A boolean literal (SQLite keeps 0/1, which its partial indexes name). */
   bool(v: boolean): string;
   /**
-   * An expression that, on PostgreSQL, notifies `channel` at commit if the table expression
-   * `from` has a row (every instance's LISTEN hears it; never if the unit rolls back); NULL on
-   * SQLite, whose one process learns of its commits itself.
+   * The value of an outbox event's `fanned_out` from its parameter (the event is settled as it
+   * is written: no registration receives it); on PostgreSQL, an event that is not settled also
+   * notifies `channel` at commit, in the statement that inserts it (every listening instance
+   * hears of it once it is committed, never if it rolls back).
    */
-  notify(channel: string, from: string): string;
-  /** Whether the text of column `col` ends with the parameter (given twice: `[suffix, suffix]`). */
-  endsWith(col: string): string;
+  fannedOutNotifying(channel: string): string;
   /** A parameter bound into a JSON column (PostgreSQL's `json`, text on SQLite). */
   readonly jsonParam: string;
 }
@@ -58,8 +57,7 @@ const SQLITE: Dialect = {
   lockSkip: '',
   nextId: (table, column) => `(SELECT coalesce(max(${column}), 0) + 1 FROM ${table})`,
   bool: (v) => (v ? '1' : '0'),
-  notify: () => 'NULL',
-  endsWith: (col) => `substr(${col}, -length(?)) = ?`,
+  fannedOutNotifying: () => '?',
   jsonParam: '?',
 };
 
@@ -72,8 +70,9 @@ const POSTGRES: Dialect = {
   lockSkip: ' FOR UPDATE SKIP LOCKED',
   nextId: (table, column) => `nextval(pg_get_serial_sequence('${table}', '${column}'))`,
   bool: (v) => (v ? 'true' : 'false'),
-  notify: (channel, from) => `(SELECT pg_notify('${channel}', '') FROM ${from})`,
-  endsWith: (col) => `right(${col}::text, length(CAST(? AS text))) = ?`,
+  // The notify runs only when the CASE reaches it (an initplan is evaluated when first needed).
+  fannedOutNotifying: (channel) =>
+    `CASE WHEN CAST(? AS boolean) THEN true ELSE (SELECT false FROM pg_notify('${channel}', '')) END`,
   jsonParam: 'CAST(? AS json)',
 };
 
@@ -104,15 +103,23 @@ export class Query {
   cachedOn?: unknown;
   /** PostgreSQL: the name of the prepared statement (one per text, prepared once per connection). */
   name?: string;
+  /**
+   * A write nothing waits to hear about (an order's record, a stored answer, an event settled as
+   * it is written): a unit whose writes are all quiet does not fire the store's commit hooks (the
+   * webhook dispatcher's wake-up; on PostgreSQL an event someone receives notifies anyway).
+   */
+  quiet = false;
 
-  constructor(text: string | ((d: Dialect) => string)) {
+  constructor(text: string | ((d: Dialect) => string), opts: { quiet?: boolean } = {}) {
+    this.quiet = opts.quiet ?? false;
     this.sqlite = typeof text === 'string' ? text : text(SQLITE);
     this.postgres = numbered(typeof text === 'string' ? text : text(POSTGRES));
   }
 }
 
 /** A statement written once (see the top of this file). */
-export const q = (text: string | ((d: Dialect) => string)): Query => new Query(text);
+export const q = (text: string | ((d: Dialect) => string), opts?: { quiet?: boolean }): Query =>
+  new Query(text, opts);
 
 /**
  * Statements whose text is built from a request (a filter's optional conditions): made once per
@@ -151,6 +158,17 @@ export interface Sql {
   write<T>(query: Query, args?: readonly unknown[]): Promise<T[]>;
   /** A list as the one parameter `Dialect.inList` and `Dialect.setOf` take. */
   list(values: readonly (number | string)[]): unknown;
+  /**
+   * A write unit that takes no row locks (PostgreSQL's one-statement path, store/postgres/tx.ts):
+   * a row read to be changed is read plainly, and its write names the version it read, so a
+   * change made meanwhile by another unit makes the write miss and the unit run again.
+   */
+  readonly optimistic?: boolean;
+  /**
+   * Outbox events this unit wrote (id → seq and payload): a stored answer that is exactly an
+   * event's one order refers to it instead of keeping a copy (idempotency-repo.ts).
+   */
+  readonly unitEvents?: Map<string, { seq: number; payload: string }>;
 }
 
 /** A JSON column: text on SQLite (and for PostgreSQL's `json`), already parsed for `jsonb`. */

@@ -45,6 +45,8 @@ export class SqliteTx implements Tx, Sql {
   private _webhooks?: SqlWebhooks;
   private _webhookSecrets?: SqlWebhookSecrets;
   private _deliveries?: SqlDeliveries;
+  /** Outbox events this unit wrote (Sql.unitEvents). */
+  readonly unitEvents = new Map<string, { seq: number; payload: string }>();
 
   constructor(
     readonly db: Db,
@@ -66,6 +68,7 @@ export class SqliteTx implements Tx, Sql {
   change(text: string): Statement {
     this.unit.check(true);
     this.unit.wrote = true;
+    this.unit.wakes = true;
     return sql(this.db, text);
   }
 
@@ -76,7 +79,10 @@ export class SqliteTx implements Tx, Sql {
   /** The query's statement on this connection, kept on the query (one connection per process). */
   private prepared(query: Query, write: boolean): Statement {
     this.unit.check(write);
-    if (write) this.unit.wrote = true;
+    if (write) {
+      this.unit.wrote = true;
+      if (!query.quiet) this.unit.wakes = true;
+    }
     if (query.cachedOn === this.db) return query.cached as Statement;
     const s = sql(this.db, query.sqlite);
     query.cached = s;

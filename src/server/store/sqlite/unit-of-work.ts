@@ -28,6 +28,8 @@ export class Unit {
   state: 'running' | 'done' | 'dead' = 'running';
   /** Whether it ran a statement that writes. */
   wrote = false;
+  /** Whether it wrote something the commit hooks are for (not only Query.quiet statements). */
+  wakes = false;
   /** Whether no unit before it in its group had written anything (see Tx.readsCommittedOnly). */
   readsCommittedOnly = true;
   constructor(readonly mode: UnitMode) {}
@@ -69,6 +71,8 @@ export class UnitQueue {
   private groupOpen = false;
   /** Whether a unit that wrote something was released into the open group. */
   private groupWrote = false;
+  /** Whether a unit of the open group wrote something the commit hooks are for (Unit.wakes). */
+  private groupWakes = false;
   /** Outcomes of the units that ran in the open group: released after its COMMIT. */
   private held: Outcome[] = [];
   private flushScheduled = false;
@@ -154,6 +158,7 @@ export class UnitQueue {
       }
     }
     if (ok && unit.wrote && this.groupOpen) this.groupWrote = true;
+    if (ok && unit.wakes && this.groupOpen) this.groupWakes = true;
     if (this.groupOpen) this.held.push({ job, ok, value });
     else if (ok) job.resolve(value);
     else job.reject(value);
@@ -192,10 +197,11 @@ export class UnitQueue {
     }
     if (this.groupOpen) {
       const held = this.held;
-      const wrote = this.groupWrote;
+      const wrote = this.groupWakes;
       this.held = [];
       this.groupOpen = false;
       this.groupWrote = false;
+      this.groupWakes = false;
       let error: unknown;
       try {
         sql(this.db, 'COMMIT').run();
@@ -219,6 +225,7 @@ export class UnitQueue {
     if (this.db.inTransaction) this.db.exec('ROLLBACK');
     this.groupOpen = false;
     this.groupWrote = false;
+    this.groupWakes = false;
     const held = this.held;
     this.held = [];
     for (const o of held) o.job.reject(err);
