@@ -8,7 +8,7 @@ import type { AppStage } from './stage.js';
 // parsed as strict JSON (json-body.ts). Only JSON: Fastify would otherwise parse text/plain into a
 // string (→ 400, not 415).
 
-export function decoding(o: { limit: number; budget: BodyBudget }): AppStage {
+export function decoding(o: { limit: number; budget?: BodyBudget }): AppStage {
   return (app) => {
     app.removeContentTypeParser('text/plain');
     registerStrictJson(app, o);
