@@ -105,7 +105,12 @@ describe('Idempotency-Key', () => {
       [201, false],
     ] as const) {
       let done = false;
-      const claim = { recheck: false, release: async () => void (done = true) };
+      const claim = {
+        recheck: false,
+        release: async () => {
+          done = true;
+        },
+      };
       const req = { idemClaim: claim } as unknown as Parameters<typeof releaseClaimOnError>[0];
       const reply = { statusCode: status } as unknown as Parameters<typeof releaseClaimOnError>[1];
       expect(await releaseClaimOnError(req, reply, 'payload')).toBe('payload');
