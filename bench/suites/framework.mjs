@@ -55,7 +55,8 @@ export async function run({ log }) {
   for (const [label, n] of sizes) {
     const body = JSON.stringify({ request_id: 'req_x', data: { results: 'x'.repeat(n - 60) } });
     const started = {};
-    for (const [name, script] of Object.entries(servers(body))) started[name] = await spawnNode(script, { core: 0 });
+    for (const [name, script] of Object.entries(servers(body)))
+      started[name] = await spawnNode(script, { core: 0 });
     const runs = Object.fromEntries(Object.keys(started).map((k) => [k, []]));
     try {
       for (const s of Object.values(started)) await load({ url: s.info.url, duration: 1 });
@@ -63,7 +64,11 @@ export async function run({ log }) {
         for (const [name, s] of Object.entries(started)) {
           runs[name].push(await withCpu(s.child.pid, () => load({ url: s.info.url, duration: DURATION })));
         }
-        log(`${label} run ${i + 1}: ${Object.keys(started).map((k) => `${k} ${fmt(runs[k][i].rps)}`).join(' · ')}`);
+        log(
+          `${label} run ${i + 1}: ${Object.keys(started)
+            .map((k) => `${k} ${fmt(runs[k][i].rps)}`)
+            .join(' · ')}`,
+        );
       }
     } finally {
       for (const s of Object.values(started)) await s.close();

@@ -52,7 +52,11 @@ export async function run({ log }) {
     const hook = await fetch(`${baseUrl}/v1/operator/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${operatorToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ business_id: credential.business_id, url, event: 'service.order.status.updated' }),
+      body: JSON.stringify({
+        business_id: credential.business_id,
+        url,
+        event: 'service.order.status.updated',
+      }),
     });
     if (hook.status !== 201) throw new Error(`webhook: ${hook.status} ${await hook.text()}`);
     const template = await templateOrder(baseUrl, operatorToken, credential);
@@ -71,7 +75,11 @@ export async function run({ log }) {
             const r = await pool.request({
               method: 'PATCH',
               path: '/v1/partner/orders/status',
-              headers: { authorization, 'content-type': 'application/json', 'idempotency-key': `${prefix}-${id}` },
+              headers: {
+                authorization,
+                'content-type': 'application/json',
+                'idempotency-key': `${prefix}-${id}`,
+              },
               body: JSON.stringify({ id, status, platform: 'enterprise' }),
             });
             await r.body.dump();
@@ -85,7 +93,8 @@ export async function run({ log }) {
 
     async function allArrived(keys, bound = 120_000) {
       const deadline = performance.now() + bound;
-      while (keys.some((k) => !arrived.has(k)) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 2));
+      while (keys.some((k) => !arrived.has(k)) && performance.now() < deadline)
+        await new Promise((r) => setTimeout(r, 2));
     }
 
     // 1. Deliveries keeping pace with the writes.
@@ -93,7 +102,9 @@ export async function run({ log }) {
     const a = await burst('ACCEPTED', 'burst');
     const keys = [...a.answered.keys()];
     await allArrived(keys);
-    const lat = keys.filter((k) => arrived.has(k)).map((k) => Math.max(0, arrived.get(k) - a.answered.get(k)));
+    const lat = keys
+      .filter((k) => arrived.has(k))
+      .map((k) => Math.max(0, arrived.get(k) - a.answered.get(k)));
     const lastArrival = Math.max(...keys.filter((k) => arrived.has(k)).map((k) => arrived.get(k)));
     const cpuPerChange = ((cpuMs(partner.child.pid) - cpu0) * 1000) / BURST;
     log(
