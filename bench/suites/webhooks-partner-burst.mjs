@@ -23,7 +23,6 @@ const pct = (xs, p) => {
 export async function run({ log }) {
   /** Receipt time of each order's event in this phase, by order id. */
   let arrived = new Map();
-  let received = 0;
   let held;
   const receiver = createServer((req, res) => {
     const chunks = [];
@@ -34,10 +33,7 @@ export async function run({ log }) {
       if (req.headers['x-partner-event-type'] !== 'service.order.status.updated') return;
       // Keyed by order: each phase changes every order once (the map is emptied between them).
       const k = String(JSON.parse(Buffer.concat(chunks).toString()).orders[0].id);
-      if (!arrived.has(k)) {
-        arrived.set(k, performance.now());
-        received++;
-      }
+      if (!arrived.has(k)) arrived.set(k, performance.now());
     });
   });
   receiver.keepAliveTimeout = 120_000;
