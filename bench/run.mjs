@@ -8,7 +8,11 @@ const root = new URL('../', import.meta.url);
 const only = process.argv.slice(2);
 const files = readdirSync(new URL('bench/suites/', root))
   .filter((f) => f.endsWith('.mjs'))
-  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+  // A name that is a suite's exact name picks that suite alone (`branches`, not pg-branches too).
+  .filter(
+    (f, _i, all) =>
+      only.length === 0 || only.some((o) => (all.includes(`${o}.mjs`) ? f === `${o}.mjs` : f.includes(o))),
+  )
   .sort();
 
 const docPath = new URL('docs/benchmarks.md', root);

@@ -2,18 +2,36 @@
 // the same bytes, in the same run. Target (issue 14): ratio ≥ 0.85, p99 ≤ 1.3 × the floor's p99,
 // at 50 connections. CPU µs per request of both servers beside, steady under other load.
 import { seedBranches } from '../lib/seed.mjs';
-import { spawnNode, startPartnerServer, withCpu } from '../lib/server.mjs';
+import { basic, spawnNode, startPartnerServer, withCpu } from '../lib/server.mjs';
 import { fmt, load, median, loadNote } from '../lib/stats.mjs';
 
-export const title = 'GET /v1/partner/branches (20 rows) vs raw node:http';
+export const title = 'GET /v1/partner/branches (demo page and 20 rows) vs raw node:http';
 
 const RUNS = 3;
 
 export async function run({ log }) {
   const partner = await startPartnerServer({ core: 0 });
   const { baseUrl, credential } = partner.info;
-  const { url, headers, sample } = await seedBranches(baseUrl, credential);
+  // Issue 24: the demo seed's own page (a few rows, ~6 KB) as well as a full page of 20.
+  const demoUrl = `${baseUrl}/v1/partner/branches`;
+  const demoHeaders = { authorization: basic(credential) };
+  const demoSample = await (await fetch(demoUrl, { headers: demoHeaders })).text();
+  const full = await seedBranches(baseUrl, credential);
+  const out = [];
+  try {
+    for (const [label, url, headers, sample] of [
+      ['demo seed page', demoUrl, demoHeaders, demoSample],
+      ['20-row page', full.url, full.headers, full.sample],
+    ]) {
+      out.push(...(await compare({ log, label, url, headers, sample, partner })), '');
+    }
+  } finally {
+    await partner.close();
+  }
+  return out;
+}
 
+async function compare({ log, label, url, headers, sample, partner }) {
   const raw = await spawnNode(
     `import http from 'node:http';
      const body = ${JSON.stringify(sample)};
@@ -32,12 +50,11 @@ export async function run({ log }) {
       rawRuns.push(await withCpu(raw.child.pid, () => load({ url: raw.info.url })));
       partnerRuns.push(await withCpu(partner.child.pid, () => load({ url, headers })));
       log(
-        `run ${i + 1}: raw ${fmt(rawRuns[i].rps)} req/s p99 ${rawRuns[i].p99} ms ${fmt(rawRuns[i].cpuUs, 1)} µs CPU/req · partner ${fmt(partnerRuns[i].rps)} req/s p99 ${partnerRuns[i].p99} ms ${fmt(partnerRuns[i].cpuUs, 1)} µs CPU/req (non-2xx ${partnerRuns[i].non2xx})`,
+        `${label} run ${i + 1}: raw ${fmt(rawRuns[i].rps)} req/s p99 ${rawRuns[i].p99} ms ${fmt(rawRuns[i].cpuUs, 1)} µs CPU/req · partner ${fmt(partnerRuns[i].rps)} req/s p99 ${partnerRuns[i].p99} ms ${fmt(partnerRuns[i].cpuUs, 1)} µs CPU/req (non-2xx ${partnerRuns[i].non2xx})`,
       );
     }
   } finally {
     await raw.close();
-    await partner.close();
   }
   const rawRps = median(rawRuns.map((r) => r.rps));
   const rawP99 = median(rawRuns.map((r) => r.p99));
@@ -48,8 +65,8 @@ export async function run({ log }) {
   const ratio = rps / rawRps;
   const bad = partnerRuns.reduce((n, r) => n + r.non2xx + r.errors, 0);
   return [
-    `_${loadNote()}._ ` +
-      `Payload ${fmt(Buffer.byteLength(sample))} bytes; 50 connections, ${RUNS} × 5 s each, floor and partner back to back, servers pinned to core 0, load on core 1; medians. CPU: user + system time of the server process over the run ÷ requests answered.`,
+    `**${label}** (${fmt(Buffer.byteLength(sample))} bytes) · _${loadNote()}._ ` +
+      `50 connections, ${RUNS} × 5 s each, floor and partner back to back, servers pinned to core 0, load on core 1; medians. CPU: user + system time of the server process over the run ÷ requests answered.`,
     '',
     '| | req/s | p99 ms | CPU µs/request |',
     '|---|---:|---:|---:|',

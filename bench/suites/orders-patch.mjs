@@ -18,7 +18,7 @@ const DURATION = 3;
 const BATCH = 40_000;
 
 /** Clones a PLACED template order `n` times straight into the store (ids and records rewritten). */
-function cloneOrders(dataDir, templateId, n) {
+export function cloneOrders(dataDir, templateId, n) {
   const db = new Database(join(dataDir, 'partner.db'));
   db.pragma('busy_timeout = 5000');
   try {

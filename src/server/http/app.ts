@@ -1,94 +1,34 @@
-import { createServer } from 'node:http';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { ERROR_CATALOGUE } from '../../contract/errors.js';
-import type { OperationSpec } from '../../contract/operation.js';
 import { OPERATION_LIST } from '../../contract/operations.js';
-import { tenantQuery } from '../../contract/schemas/common.js';
-import {
-  decide,
-  fingerprint,
-  type IdempotencyDecision,
-  isStorable,
-  type StoredResponse,
-  validKey,
-} from '../domain/idempotency.js';
-import { AllowedMethods } from './allowed-methods.js';
-import { ApiError } from '../errors.js';
-import { CredentialAuth, checkOperator, type AuthedCredential } from './auth.js';
-import { decodedBody, hasBody } from './content-encoding.js';
-import { registerStrictJson } from './json-body.js';
+import type { HandlerTable } from '../handlers/context.js';
+import { authenticate } from './authenticate.js';
 import { BODY_LIMIT, BodyBudget } from './body-reader.js';
-import { errorJson, fromFastifyError, sendData, sendDataBytes, sendError } from './envelope.js';
-import { genReqId } from './request-id.js';
-import { validInput } from './validate.js';
+import { decoding } from './decoding.js';
+import { errorAnswers, frameworkErrorAnswer, sendData } from './envelope.js';
+import { claimIdempotencyKey, releaseClaimOnError } from './idempotency-key.js';
+import { methodNotAllowed } from './method-not-allowed.js';
+import { DEFAULT_TIMEOUTS, type HttpTimeouts, malformedRequestAnswer, nodeServer } from './node-server.js';
+import { rateLimit } from './rate-limit.js';
+import { genReqId, requestIdHeader } from './request-id.js';
+import { requestLogHooks } from './request-log.js';
+import { requireScope } from './scope.js';
+import { type AppServices, type AppStage, inOrder } from './stage.js';
+import { type OperationHandler, unitOfWork } from './unit-of-work.js';
 
-export { BODY_LIMIT };
-import type { HandlerTable, PartnerCtx, Services } from '../handlers/context.js';
-import { RawJson, SharedJson } from '../handlers/context.js';
-import type { Tx } from '../store/store.js';
-import { attachRequestLog } from '../services/request-log.js';
+// The request pipeline: the stages, in the order a request meets them. Each is a module of its
+// own beside its test.
+
+export { BODY_LIMIT, DEFAULT_TIMEOUTS, ERROR_CATALOGUE, type AppServices, type HttpTimeouts };
 
 /** Bytes of request bodies read at once over all requests (body-reader.ts): 8 bodies at the limit. */
 export const BODY_BUDGET = 8 * BODY_LIMIT;
 /** Longer than any request line Node accepts (its header block is 16 KiB). */
 const MAX_PARAM_LENGTH = 16 * 1024;
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    credential?: AuthedCredential;
-    idemKey?: string;
-    idemStored?: { answer: StoredResponse; at: number };
-    /** The claim on the Idempotency-Key, while this request holds one. */
-    idemClaim?: { release(): Promise<void>; unit?: Promise<unknown>; recheck: boolean };
-  }
-}
-
-const isWrite = (op: OperationSpec) => op.method !== 'GET';
-const serialise = (out: unknown) => (out instanceof RawJson ? out.json : JSON.stringify(out));
-/** The outbox event an answer is the one order of, when the handler said so (RawJson.event). */
-const eventOf = (out: unknown) => (out instanceof RawJson ? out.event : undefined);
-
-/** Keeps the request's Idempotency-Key claim until `unit` has settled, then gives it back. */
-async function holding<T>(req: FastifyRequest, unit: Promise<T>): Promise<T> {
-  const claim = req.idemClaim;
-  if (claim) claim.unit = unit.catch(() => undefined);
-  try {
-    return await unit;
-  } finally {
-    void claim?.release();
-  }
-}
-
-type WriteOutcome =
-  | Exclude<IdempotencyDecision, { kind: 'proceed' }>
-  | { kind: 'done'; json: string }
-  | { kind: 'failed'; err: unknown };
-const NO_QUERY = tenantQuery();
-
-/** How long a client may take to send its request, and to keep an idle connection open. */
-export interface HttpTimeouts {
-  /** From the connection (or the previous answer) to the end of the request headers. */
-  headersMs: number;
-  /** From the start of a request to the end of its body: a stalled upload is cut off here. */
-  requestMs: number;
-  /** An idle keep-alive connection is closed after this. */
-  keepAliveMs: number;
-}
-
-export const DEFAULT_TIMEOUTS: HttpTimeouts = Object.freeze({
-  headersMs: 10_000,
-  requestMs: 30_000,
-  keepAliveMs: 30_000,
-});
-
 export interface AppOptions {
   logErrors?: (err: unknown) => void;
   timeouts?: Partial<HttpTimeouts>;
-}
-
-/** What the app needs beyond what handlers see: the credential verifier itself. */
-export interface AppServices extends Services {
-  auth: CredentialAuth;
 }
 
 export function buildApp(
@@ -99,23 +39,12 @@ export function buildApp(
   const logErrors =
     opts.logErrors ??
     ((err: unknown) => process.stderr.write(`partner server: ${String((err as Error)?.stack ?? err)}\n`));
-  const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
-  const bodies = new BodyBudget(BODY_BUDGET);
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
   const app = Fastify({
     logger: false,
-    // Node's own bounds, checked often enough that a short bound (in tests) is kept closely. A
-    // request cut off answers 408 request_timeout (clientErrorHandler below) and its socket
-    // closes, which releases its Idempotency-Key.
-    serverFactory: (handler) =>
-      createServer(
-        {
-          headersTimeout: t.headersMs,
-          requestTimeout: t.requestMs,
-          keepAliveTimeout: t.keepAliveMs,
-          connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(t.headersMs / 4))),
-        },
-        handler,
-      ),
+    serverFactory: (handler) => nodeServer(timeouts, handler),
+    clientErrorHandler: malformedRequestAnswer(timeouts),
+    frameworkErrors: frameworkErrorAnswer(logErrors),
     bodyLimit: BODY_LIMIT,
     genReqId,
     // Stopping (SIGTERM): a request that still reaches the server on a connection it had (new
@@ -125,299 +54,36 @@ export function buildApp(
     // Parameters of any length reach their route, so a long one answers like any invalid one
     // (after auth, 400); the request line is bounded by Node's header size limit anyway.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
-    // Errors raised before routing still answer in the envelope.
-    frameworkErrors: (err, _req, reply) => {
-      const e = fromFastifyError(err as { code?: string; statusCode?: number; message: string });
-      if (e.code === 'internal_error') logErrors(err);
-      reply.header('x-request-id', reply.request.id);
-      void sendError(reply, e.status, errorJson(e));
-    },
-    // Requests Node's HTTP parser refuses (header block too large, garbage) never reach Fastify.
-    clientErrorHandler: (err, socket) => {
-      if (!socket.writable) return;
-      const code = (err as NodeJS.ErrnoException).code;
-      const [status, error] =
-        code === 'HPE_HEADER_OVERFLOW'
-          ? ['413 Payload Too Large', { code: 'request_too_large', message: 'request headers are too large' }]
-          : code === 'ERR_HTTP_REQUEST_TIMEOUT'
-            ? [
-                '408 Request Timeout',
-                {
-                  code: 'request_timeout',
-                  message: `the request was not received within ${t.requestMs / 1000} s (headers within ${t.headersMs / 1000} s)`,
-                },
-              ]
-            : ['400 Bad Request', { code: 'request_invalid', message: 'malformed HTTP request' }];
-      const id = genReqId();
-      const body = JSON.stringify({ request_id: id, error });
-      socket.end(
-        `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nX-Request-Id: ${id}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      );
-      socket.destroySoon();
-    },
-  });
-  // Only JSON bodies: Fastify would otherwise parse text/plain into a string (→ 400, not 415).
-  app.removeContentTypeParser('text/plain');
-  registerStrictJson(app, { limit: BODY_LIMIT, budget: bodies });
-  if (services.requestLog) attachRequestLog(app, services.requestLog, services.now);
-  const { store } = services;
-
-  // A known path with a method it does not serve → 405 before anything else (auth, body), with
-  // the same Allow whichever method was tried.
-  const allowed = new AllowedMethods(OPERATION_LIST);
-  app.addHook('onRequest', (req, reply, done) => {
-    reply.header('x-request-id', req.id);
-    const methods = allowed.of(req.url);
-    if (methods && !methods.includes(req.method)) {
-      const path = req.url.split('?')[0]!;
-      reply.header('allow', methods.join(', '));
-      void sendError(
-        reply,
-        405,
-        errorJson(
-          new ApiError(
-            'request_method_not_allowed',
-            `${req.method} is not allowed on ${path}; use ${methods.join(', ')}`,
-          ),
-        ),
-      );
-      return;
-    }
-    done();
   });
 
-  // Bodies may come compressed; the limit applies after decoding (content-encoding.ts).
-  // A callback hook: most requests have no body, and need no promise to say so.
-  app.addHook('preParsing', (req, _reply, payload, done) => {
-    if (!hasBody(req.headers)) return done(null, payload);
-    let decoded: typeof payload;
-    try {
-      decoded = decodedBody(req.headers['content-encoding'], payload, BODY_LIMIT);
-    } catch (err) {
-      return done(err as Error);
-    }
-    done(null, decoded);
-  });
-
-  app.setErrorHandler((err: unknown, _req, reply) => {
-    let e: ApiError;
-    if (err instanceof ApiError) e = err;
-    else {
-      const fe = err as { code?: string; statusCode?: number; message: string };
-      e = fromFastifyError(fe);
-      if (e.code === 'internal_error') logErrors(err);
-    }
-    if (e.headers) reply.headers(e.headers);
-    return sendError(reply, e.status, errorJson(e));
-  });
-
-  app.setNotFoundHandler((req, reply) =>
-    sendError(
-      reply,
-      404,
-      errorJson(new ApiError('resource_not_found', `no route ${req.method} ${req.url.split('?')[0]!}`)),
-    ),
-  );
+  const everyRequest: AppStage[] = [
+    requestIdHeader,
+    methodNotAllowed(OPERATION_LIST),
+    decoding({ limit: BODY_LIMIT, budget: new BodyBudget(BODY_BUDGET) }),
+    ...(services.requestLog ? [requestLogHooks(services.requestLog, services.now)] : []),
+    errorAnswers(logErrors),
+  ];
+  for (const stage of everyRequest) stage(app);
 
   app.get('/healthz', (_req, reply) =>
     sendData(reply, 200, JSON.stringify({ status: 'ok', version: services.version })),
   );
-
   for (const op of OPERATION_LIST) {
-    const handler = (handlers as unknown as Record<string, (ctx: unknown, input: unknown) => unknown>)[op.id];
+    const handler = (handlers as unknown as Record<string, OperationHandler>)[op.id];
     if (!handler) throw new Error(`operation ${op.id} has no handler`);
-    const status = op.status ?? 200;
-    const write = isWrite(op);
-    // A partner operation without query fields still takes the tenancy keys, and nothing else.
-    const query = op.query ?? (op.auth === 'partner' ? NO_QUERY : undefined);
-
-    const onRequest = async (req: FastifyRequest, reply: FastifyReply) => {
-      if (op.auth === 'operator') {
-        checkOperator(req.headers.authorization, services.operatorToken);
-        return;
-      }
-      if (op.auth === 'none') return;
-      const { cred, rate } = await services.auth.admit(req.headers.authorization, req.ip, services.now());
-      req.credential = cred;
-      reply.headers({
-        'ratelimit-limit': rate.limit,
-        'ratelimit-remaining': rate.remaining,
-        'ratelimit-reset': rate.reset,
-      });
-      if (!rate.allowed) {
-        throw new ApiError(
-          'rate_limit_exceeded',
-          `rate limit of ${rate.limit} request${rate.limit === 1 ? '' : 's'} per minute exceeded; retry in ${rate.retryAfter} s`,
-          { retry_after: rate.retryAfter },
-          { 'retry-after': String(rate.retryAfter) },
-        );
-      }
-      CredentialAuth.requireScope(cred, op.scopes);
-      if (!write) return;
-      const key = req.headers['idempotency-key'];
-      const k = Array.isArray(key) ? key[0] : key;
-      const v = validKey(k);
-      if (v === 'missing')
-        throw new ApiError('request_missing_idempotency_key', `${op.method} needs an Idempotency-Key header`);
-      if (v === 'too_long')
-        throw new ApiError('request_invalid', 'Idempotency-Key is longer than 64 characters', [
-          { path: ['header', 'Idempotency-Key'], message: 'at most 64 characters' },
-        ]);
-      if (v === 'not_ascii')
-        throw new ApiError('request_invalid', 'Idempotency-Key must be printable ASCII', [
-          { path: ['header', 'Idempotency-Key'], message: 'printable ASCII characters only (0x20–0x7E)' },
-        ]);
-      const at = services.now();
-      const begun = await store.claims.begin(cred.key, k!, at);
-      if (begun.kind === 'in_flight') {
-        throw new ApiError(
-          'state_idempotency_conflict',
-          'a request with this Idempotency-Key is still in flight',
-          { reason: 'in_flight' },
-        );
-      }
-      req.idemKey = k!;
-      // A stored answer is replayed (or conflicts) without a claim: nothing runs again.
-      if (begun.kind === 'stored') req.idemStored = { answer: begun.answer, at };
-      else {
-        // Held until the request's unit has settled (its answer, if any, is then committed and
-        // replayed to whoever comes next), or until the request ends without one. A client that
-        // goes away does not free the key while its unit may still run.
-        let released: Promise<void> | undefined;
-        const claim: NonNullable<FastifyRequest['idemClaim']> = {
-          recheck: begun.recheck,
-          release: () => {
-            released ??= store.claims.release(cred.key, k!);
-            return released;
-          },
-        };
-        req.idemClaim = claim;
-        reply.raw.once(
-          'close',
-          () => void (claim.unit ? claim.unit.finally(claim.release) : claim.release()),
-        );
-      }
-    };
-
     app.route({
       method: op.method,
       url: op.path.replace(/\{(\w+)\}/g, ':$1'),
-      onRequest,
-      // An error answer stored nothing the next request would find first (a validation failure,
-      // a body that did not parse): the key is given back BEFORE the answer goes out, so a client
-      // that fixes its request and resends at once is not told in_flight. A 2xx was stored with
-      // its change, and the next request finds it before the claim: its release need not wait.
-      onSend: async (req, reply, payload) => {
-        const claim = req.idemClaim;
-        if (claim && reply.statusCode >= 400) await (claim.unit ?? Promise.resolve()).then(claim.release);
-        return payload;
-      },
-      handler: async (req, reply) => {
-        const input = validInput(op, query, req);
-
-        const now = services.now();
-
-        if (op.auth !== 'partner') {
-          const json = serialise(
-            await handler(op.auth === 'operator' ? { services, now, store } : { services, now }, input),
-          );
-          // The OpenAPI document as tools expect it at its URL: no envelope (X-Request-Id is set).
-          if (op.raw) return reply.code(status).type('application/json; charset=utf-8').send(json);
-          return sendData(reply, status, json);
-        }
-
-        const cred = req.credential!;
-        const ctxIn = (tx: Tx): PartnerCtx => ({
-          services,
-          now,
-          credential: cred,
-          store: tx.tenant(cred.businessId),
-        });
-        if (!write) {
-          // A read unit answers only from committed data.
-          const out = await store.read((tx) => Promise.resolve(handler(ctxIn(tx), input)));
-          if (out instanceof SharedJson) {
-            sendDataBytes(reply, status, out.bytes, services.requestLog?.closed ?? false);
-            return reply;
-          }
-          return sendData(reply, status, serialise(out));
-        }
-
-        // The whole write in one unit of work: the stored answer is looked up once more where one
-        // may have been stored since the claim began, the handler runs in a savepoint of its own, and
-        // its answer is stored beside what it wrote. A client mistake rolls the handler's writes
-        // back but keeps its stored error answer.
-        const idemKey = req.idemKey!;
-        const fp = fingerprint(op.method, req.url.split('?')[0]!, req.body);
-        const stored = req.idemStored;
-        // A claim whose look and take were one step (SQLite's in-process claims) cannot have missed
-        // an answer: only the claim's holder stores one. A shared store's claim looks once more.
-        const recheck = req.idemClaim?.recheck ?? true;
-        const outcome = stored
-          ? (decide(stored.answer, fp, stored.at) as WriteOutcome)
-          : await holding(
-              req,
-              store.write(async (tx): Promise<WriteOutcome> => {
-                if (recheck) {
-                  const decision = decide(await tx.idempotency.get(cred.key, idemKey), fp, now);
-                  if (decision.kind !== 'proceed') return decision;
-                }
-                let json: string;
-                let event: string | undefined;
-                try {
-                  json = await tx.attempt(async () => {
-                    const out = await handler(ctxIn(tx), input);
-                    event = eventOf(out);
-                    return serialise(out);
-                  });
-                } catch (err) {
-                  // Not a client's mistake: a race lost to another instance (the store runs the
-                  // whole unit again) or a bug. Either way the unit fails whole.
-                  if (!(err instanceof ApiError)) throw err;
-                  if (isStorable(err.status)) {
-                    await tx.idempotency.put(cred.key, idemKey, {
-                      fingerprint: fp,
-                      status: err.status,
-                      isError: true,
-                      payload: errorJson(err),
-                      createdAt: now,
-                    });
-                  }
-                  return { kind: 'failed', err };
-                }
-                // Outside the handler's savepoint: if the answer cannot be stored, the unit fails whole.
-                await tx.idempotency.put(cred.key, idemKey, {
-                  fingerprint: fp,
-                  status,
-                  isError: false,
-                  payload: json,
-                  createdAt: now,
-                  event,
-                });
-                return { kind: 'done', json };
-              }),
-            );
-        switch (outcome.kind) {
-          case 'conflict':
-            throw new ApiError(
-              'state_idempotency_conflict',
-              'this Idempotency-Key was used with a different request',
-              { reason: 'body_mismatch' },
-            );
-          case 'replay': {
-            reply.header('idempotent-replayed', 'true');
-            const s = outcome.stored;
-            return s.isError ? sendError(reply, s.status, s.payload) : sendData(reply, s.status, s.payload);
-          }
-          case 'failed':
-            throw outcome.err;
-          case 'done':
-            return sendData(reply, status, outcome.json);
-        }
-      },
+      onRequest: inOrder([
+        authenticate(op, services),
+        rateLimit(op),
+        requireScope(op),
+        claimIdempotencyKey(op, services.store, services.now),
+      ]),
+      onSend: releaseClaimOnError,
+      // validate.ts, then the handler in its unit of work.
+      handler: unitOfWork(op, handler, services),
     });
   }
   return app;
 }
-
-export { ERROR_CATALOGUE };

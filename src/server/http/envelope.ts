@@ -1,6 +1,6 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../errors.js';
-import { keepAnswer } from '../services/request-log.js';
+import { keepAnswer } from './request-log.js';
 import { BODY_LIMIT } from './body-reader.js';
 
 // Stage: the envelope of every /v1 answer, `{request_id, data}` or `{request_id, error}`, and the
@@ -89,4 +89,41 @@ export function fromFastifyError(err: { code?: string; statusCode?: number; mess
       if (err.statusCode === 415) return new ApiError('request_unsupported_media_type');
       return new ApiError('internal_error');
   }
+}
+
+/** Errors raised before routing (Fastify's frameworkErrors option) still answer in the envelope. */
+export function frameworkErrorAnswer(logErrors: (err: unknown) => void) {
+  return (err: unknown, _req: unknown, reply: FastifyReply): void => {
+    const e = fromFastifyError(err as { code?: string; statusCode?: number; message: string });
+    if (e.code === 'internal_error') logErrors(err);
+    reply.header('x-request-id', reply.request.id);
+    void sendError(reply, e.status, errorJson(e));
+  };
+}
+
+/**
+ * Stage: every error a later stage throws answers in the envelope: an ApiError as it is (with its
+ * headers), the framework's own mapped onto the catalogue, anything else internal_error (logged).
+ * An unknown route answers 404 resource_not_found.
+ */
+export function errorAnswers(logErrors: (err: unknown) => void) {
+  return (app: FastifyInstance): void => {
+    app.setErrorHandler((err: unknown, _req, reply) => {
+      let e: ApiError;
+      if (err instanceof ApiError) e = err;
+      else {
+        e = fromFastifyError(err as { code?: string; statusCode?: number; message: string });
+        if (e.code === 'internal_error') logErrors(err);
+      }
+      if (e.headers) reply.headers(e.headers);
+      return sendError(reply, e.status, errorJson(e));
+    });
+    app.setNotFoundHandler((req, reply) =>
+      sendError(
+        reply,
+        404,
+        errorJson(new ApiError('resource_not_found', `no route ${req.method} ${req.url.split('?')[0]!}`)),
+      ),
+    );
+  };
 }

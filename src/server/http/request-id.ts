@@ -4,3 +4,11 @@
 let seq = 0;
 const prefix = Math.random().toString(36).slice(2, 8);
 export const genReqId = () => `req_${prefix}${(++seq).toString(36).padStart(6, '0')}`;
+
+/** Every answer, whatever stage gives it, carries the id as X-Request-Id. */
+export const requestIdHeader = (app: import('fastify').FastifyInstance): void => {
+  app.addHook('onRequest', (req, reply, done) => {
+    reply.header('x-request-id', req.id);
+    done();
+  });
+};

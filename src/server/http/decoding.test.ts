@@ -1,0 +1,65 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BodyBudget } from './body-reader.js';
+import { decoding } from './decoding.js';
+import { stageApp } from './harness.js';
+
+// The decoding stage in-process: a route that echoes the body it was given, behind it.
+
+const LIMIT = 64 * 1024;
+const app = stageApp([decoding({ limit: LIMIT, budget: new BodyBudget(4 * LIMIT) })]);
+app.post('/echo', async (req) => ({ got: req.body }));
+afterAll(() => app.close());
+
+const post = (payload: string | Buffer, headers: Record<string, string>) =>
+  app.inject({
+    method: 'POST',
+    url: '/echo',
+    payload,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+
+describe('decoding', () => {
+  it('gzip, deflate and br bodies are decoded before parsing; identity as is', async () => {
+    const json = JSON.stringify({ title: 'Tea', n: 1 });
+    for (const [enc, bytes] of [
+      ['gzip', gzipSync(json)],
+      ['deflate', deflateSync(json)],
+      ['br', brotliCompressSync(json)],
+      ['identity', Buffer.from(json)],
+    ] as const) {
+      const r = await post(bytes, { 'content-encoding': enc });
+      expect(r.statusCode, enc).toBe(200);
+      expect(r.json()).toEqual({ got: { title: 'Tea', n: 1 } });
+    }
+  });
+
+  it('an encoding it does not know: 415 naming it', async () => {
+    const r = await post('{}', { 'content-encoding': 'zstd' });
+    expect(r.statusCode).toBe(415);
+    expect(r.json().error).toMatchObject({ code: 'request_unsupported_media_type' });
+    expect(r.json().error.message).toContain('"zstd"');
+  });
+
+  it('the limit counts decoded bytes: a small bomb is refused 413', async () => {
+    const bomb = gzipSync(`{"a":"${'x'.repeat(LIMIT * 4)}"}`);
+    expect(bomb.length).toBeLessThan(LIMIT);
+    const r = await post(bomb, { 'content-encoding': 'gzip' });
+    expect(r.statusCode).toBe(413);
+    expect(r.json().error.code).toBe('request_too_large');
+  });
+
+  it('bytes that are not the encoding claimed: 400 naming it', async () => {
+    const r = await post('not gzip at all', { 'content-encoding': 'gzip' });
+    expect(r.statusCode).toBe(400);
+    expect(r.json().error.message).toContain('gzip');
+  });
+
+  it('only JSON: text/plain answers 415; invalid UTF-8 is refused, not replaced', async () => {
+    const text = await post('hello', { 'content-type': 'text/plain' });
+    expect(text.statusCode).toBe(415);
+    const bad = await post(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), {});
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.code).toBe('request_invalid');
+  });
+});

@@ -1,0 +1,93 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { OperationSpec } from '../../contract/operation.js';
+import { validKey } from '../domain/idempotency.js';
+import { ApiError } from '../errors.js';
+import type { Store } from '../store/store.js';
+import type { RequestStage } from './stage.js';
+
+// Stage: the Idempotency-Key of a partner write. The key is required and checked, then claimed:
+// a stored answer is found (replayed or conflicting later, with no claim), a request still in
+// flight under it answers 409, otherwise this request holds the claim until its unit of work has
+// settled, or until it ends without one.
+
+export function claimIdempotencyKey(
+  op: OperationSpec,
+  store: Store,
+  now: () => number,
+): RequestStage | undefined {
+  if (op.auth !== 'partner' || op.method === 'GET') return undefined;
+  return async (req, reply) => {
+    const cred = req.credential!;
+    const header = req.headers['idempotency-key'];
+    const k = Array.isArray(header) ? header[0] : header;
+    const v = validKey(k);
+    if (v === 'missing')
+      throw new ApiError('request_missing_idempotency_key', `${op.method} needs an Idempotency-Key header`);
+    if (v === 'too_long')
+      throw new ApiError('request_invalid', 'Idempotency-Key is longer than 64 characters', [
+        { path: ['header', 'Idempotency-Key'], message: 'at most 64 characters' },
+      ]);
+    if (v === 'not_ascii')
+      throw new ApiError('request_invalid', 'Idempotency-Key must be printable ASCII', [
+        { path: ['header', 'Idempotency-Key'], message: 'printable ASCII characters only (0x20–0x7E)' },
+      ]);
+    const key = k!;
+    const at = now();
+    const begun = await store.claims.begin(cred.key, key, at);
+    if (begun.kind === 'in_flight') {
+      throw new ApiError(
+        'state_idempotency_conflict',
+        'a request with this Idempotency-Key is still in flight',
+        {
+          reason: 'in_flight',
+        },
+      );
+    }
+    req.idemKey = key;
+    // A stored answer is replayed (or conflicts) without a claim: nothing runs again.
+    if (begun.kind === 'stored') {
+      req.idemStored = { answer: begun.answer, at };
+      return;
+    }
+    // Held until the request's unit has settled (its answer, if any, is then committed and
+    // replayed to whoever comes next), or until the request ends without one. A client that goes
+    // away does not free the key while its unit may still run.
+    let released: Promise<void> | undefined;
+    const claim: NonNullable<FastifyRequest['idemClaim']> = {
+      recheck: begun.recheck,
+      release: () => {
+        released ??= store.claims.release(cred.key, key);
+        return released;
+      },
+    };
+    req.idemClaim = claim;
+    reply.raw.once('close', () => void (claim.unit ? claim.unit.finally(claim.release) : claim.release()));
+  };
+}
+
+/**
+ * An error answer stored nothing the next request would find first (a validation failure, a body
+ * that did not parse): the key is given back BEFORE the answer goes out, so a client that fixes
+ * its request and resends at once is not told in_flight. A 2xx was stored with its change, and
+ * the next request finds it before the claim: its release need not wait.
+ */
+export async function releaseClaimOnError(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): Promise<unknown> {
+  const claim = req.idemClaim;
+  if (claim && reply.statusCode >= 400) await (claim.unit ?? Promise.resolve()).then(claim.release);
+  return payload;
+}
+
+/** Keeps the request's Idempotency-Key claim until `unit` has settled, then gives it back. */
+export async function holdingClaim<T>(req: FastifyRequest, unit: Promise<T>): Promise<T> {
+  const claim = req.idemClaim;
+  if (claim) claim.unit = unit.catch(() => undefined);
+  try {
+    return await unit;
+  } finally {
+    void claim?.release();
+  }
+}

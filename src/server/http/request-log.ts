@@ -1,0 +1,130 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  charsOf,
+  cut,
+  headerLines,
+  type KeptMessage,
+  kept,
+  MAX_KEY_CHARS,
+  maskedJson,
+  maskJsonText,
+  type RequestLog,
+} from '../services/request-log.js';
+
+// Stage: the request log's Fastify hooks. Every request under /v1/ (but the log's own routes) is
+// handed to the log (services/request-log.ts) once answered, with its credential's key (never the
+// secret half) and, when the log has budget for it, its headers and bodies.
+
+const ANSWER = Symbol('partner.answer');
+type WithAnswer = FastifyRequest & { [ANSWER]?: unknown };
+
+/**
+ * An answer written straight to the socket (past the onSend hooks), in pieces: kept for the log
+ * as if it had been sent whole.
+ */
+export function keepAnswer(req: FastifyRequest, pieces: readonly Buffer[]): void {
+  if (logged(req.url)) (req as WithAnswer)[ANSWER] = pieces;
+}
+
+const OWN = '/v1/operator/requests';
+
+/** Under /v1/, but not the log's own routes: reading (and long-polling) the log never adds to it. */
+function logged(url: string): boolean {
+  if (!url.startsWith('/v1/')) return false;
+  if (!url.startsWith(OWN)) return true;
+  const next = url.charCodeAt(OWN.length);
+  return !((Number.isNaN(next) || next === 0x2f /* / */ || next === 0x3f) /* ? */);
+}
+
+/** The key half of a Basic header our keys' shape (never the secret half, nor junk). */
+function claimedKey(authorization: string | undefined, operator: boolean): string | null {
+  if (!authorization) return null;
+  const [scheme, token] = authorization.trim().split(/\s+/, 2);
+  if (operator) return scheme?.toLowerCase() === 'bearer' ? 'operator' : null;
+  if (scheme?.toLowerCase() !== 'basic' || !token) return null;
+  const decoded = Buffer.from(token, 'base64').toString('utf8');
+  const key = decoded.slice(0, Math.max(0, decoded.indexOf(':')));
+  return /^pk_[\w-]+$/.test(key) && key.length <= MAX_KEY_CHARS ? key : null;
+}
+
+const ERROR_CODE = /^\{"request_id":"[^"]*","error":\{"code":"([^"]{1,100})"/;
+
+function textOf(payload: unknown): string | null {
+  if (typeof payload === 'string') return payload;
+  if (Buffer.isBuffer(payload)) return payload.toString('utf8');
+  if (Array.isArray(payload)) return Buffer.concat(payload as Buffer[]).toString('utf8');
+  return null;
+}
+
+/**
+ * Records every request under /v1/ once answered: the answer's text is kept aside when it is
+ * sent (onSend) and the entry written when the response is done (onResponse, which knows the
+ * duration). Long polls end when the server starts closing, so shutdown never waits on them.
+ */
+export function requestLogHooks(log: RequestLog, now: () => number): (app: FastifyInstance) => void {
+  return (app) => {
+    const { maxBodyChars } = log.limits;
+    app.addHook('onSend', (req, reply, payload, done) => {
+      // Closing: a long poll just ended must not hold the server open on its keep-alive connection.
+      if (log.closed) reply.header('connection', 'close');
+      if (logged(req.url)) (req as WithAnswer)[ANSWER] = payload;
+      done(null, payload);
+    });
+    app.addHook('onResponse', (req: FastifyRequest, reply: FastifyReply, done) => {
+      if (!logged(req.url)) return done();
+      // Decoded only when needed (an error's code, or kept details): a 2xx answer may be a large
+      // shared buffer that most requests never look into.
+      const payload = (req as WithAnswer)[ANSWER];
+      (req as WithAnswer)[ANSWER] = undefined;
+      let text: string | null | undefined;
+      const answerText = () => {
+        if (text === undefined) text = textOf(payload);
+        return text;
+      };
+      const ms = reply.elapsedTime;
+      const operator = req.url.startsWith('/v1/operator/');
+      log.record(
+        {
+          requestId: String(req.id),
+          atMs: now() - ms,
+          method: req.method,
+          path: req.url,
+          status: reply.statusCode,
+          durationMs: Math.round(ms * 100) / 100,
+          credentialKey: operator
+            ? claimedKey(req.headers.authorization, true)
+            : ((req as { credential?: { key: string } }).credential?.key ??
+              claimedKey(req.headers.authorization, false)),
+          errorCode: reply.statusCode >= 400 ? (ERROR_CODE.exec(answerText() ?? '')?.[1] ?? null) : null,
+        },
+        () => {
+          const body = req.body === undefined ? null : maskedJson(req.body, maxBodyChars);
+          const length = Number(req.headers['content-length']);
+          const request = kept(
+            req.headers,
+            body,
+            Number.isFinite(length) ? length : body === null ? 0 : Buffer.byteLength(body),
+            maxBodyChars,
+          );
+          const answer = answerText();
+          const c = answer === null ? null : cut(answer, maxBodyChars);
+          const sent = Number(reply.getHeader('content-length'));
+          const response: KeptMessage = {
+            headers: headerLines(reply.getHeaders()),
+            // Operator answers carry issued secrets: masked before they are kept. Partner answers
+            // never do (secrets are issued only by the operator), so theirs is masked when read.
+            body: c === null ? null : operator ? maskJsonText(c.text) : c.text,
+            size: answer === null ? 0 : Number.isFinite(sent) ? sent : Buffer.byteLength(answer),
+            truncated: c?.truncated ?? false,
+          };
+          return { request, response, chars: charsOf(request) + charsOf(response) };
+        },
+      );
+      done();
+    });
+    app.addHook('preClose', (done) => {
+      log.close();
+      done();
+    });
+  };
+}
