@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll } from 'vitest';
 import type { Io, Prompter } from '../../src/cli/io.js';
 import { run } from '../../src/cli/program.js';
-import { openProfiles } from '../../src/cli/profiles.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 // Runs the CLI in-process with an injected Io: TTY on or off, a scripted prompter, a fixed
 // clock, and a private config dir.
@@ -54,34 +50,9 @@ export interface CliOptions {
   onStdout?: (chunk: string) => void;
 }
 
-const created: string[] = [];
-// Registered once per test file (vitest isolates modules per file).
-afterAll(() => {
-  for (const d of created.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-/** A fresh temp dir, removed after the test file. */
-export function tempDir(prefix = 'partner-cli-'): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  created.push(d);
-  return d;
-}
-
-/** A fresh config dir (removed after the test file) holding one profile `local` for this server and credential. */
-export function profileDir(
-  baseUrl: string,
-  cred: { key: string; secret: string },
-  prefix = 'partner-cfg-',
-): string {
-  const dir = tempDir(prefix);
-  openProfiles({ configDir: dir }).save({
-    name: 'local',
-    base_url: baseUrl,
-    key: cred.key,
-    secret: cred.secret,
-  });
-  return dir;
-}
+// The shared helpers, re-exported where CLI tests have always imported them.
+export { profileDir } from '../helpers/profile.js';
+export { tempDir } from '../helpers/temp-dir.js';
 
 export async function runCli(argv: string[], o: CliOptions = {}): Promise<CliResult> {
   let stdout = '';
