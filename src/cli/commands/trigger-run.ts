@@ -1,9 +1,9 @@
+import { formatDuration, parseDuration } from '../../contract/duration.js';
 import { Chalk } from 'chalk';
 import type { PartnerClient } from '../../client/client.js';
 import { STATUS_CODES, STATUS_ID, type StatusCode, statusName } from '../../contract/order-statuses.js';
 import type { Ctx } from '../context.js';
 import { UsageError } from '../errors.js';
-import { humanMs, parseDurationMs } from '../flows/orders-watch-time.js';
 
 // The body of `partner trigger` (docs/cli.md): the operator API's order simulation (create, set
 // status, replace cart) fires the real events; the webhook log then says what was delivered.
@@ -300,7 +300,7 @@ export async function runTrigger(ctx: Ctx, word: string, opts: Record<string, un
   const items = intFlag(opts.items, '--items', 20);
   let waitMs = REPORT_WAIT_MS;
   if (opts.wait !== undefined) {
-    const ms = parseDurationMs(String(opts.wait));
+    const ms = parseDuration(String(opts.wait));
     if (ms === undefined || ms > 600_000)
       throw new UsageError(
         `--wait: "${opts.wait}" is not a duration of at most 10m (e.g. 30s, 2m; 0 does not wait)`,
@@ -444,7 +444,7 @@ export async function runTrigger(ctx: Ctx, word: string, opts: Record<string, un
   const underWay = answerless.length + unmade;
   if (!none && underWay > 0)
     io.stderr.write(
-      `${underWay === 1 ? 'A delivery is' : `${underWay} deliveries are`} still under way after ${humanMs(waited)} (no answer recorded yet): \`partner operator webhooks log${answerless.length ? ` --event-id ${answerless[0]!.event_id}` : ''}\` shows the outcome once it is in; --wait DURATION waits longer.\n`,
+      `${underWay === 1 ? 'A delivery is' : `${underWay} deliveries are`} still under way after ${formatDuration(waited)} (no answer recorded yet): \`partner operator webhooks log${answerless.length ? ` --event-id ${answerless[0]!.event_id}` : ''}\` shows the outcome once it is in; --wait DURATION waits longer.\n`,
     );
   if (none)
     io.stderr.write(

@@ -1,3 +1,4 @@
+import { formatDuration, parseDuration } from '../../contract/duration.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import type { Receiver, ReceivedEvent } from '../listen/receiver.js';
 import { collectBootstrap, saveDefaults } from './bootstrap.js';
 import { parseSampleMenu, pushSampleMenu } from './demo-menu-push.js';
 import { SAMPLE_MENU_YAML } from './demo-sample-menu.js';
-import { humanMs, parseDurationMs, sleepOrWake, stopper, Wake } from './orders-watch-time.js';
+import { sleepOrWake, stopper, Wake } from './orders-watch-time.js';
 import { plural } from '../output/words.js';
 
 // `partner demo` (docs/flows.md): a throw-away local server in a temp dir, the bootstrap, the
@@ -27,7 +28,7 @@ const WALK = ['ACCEPTED', 'READY', 'DELIVERED'] as const;
 
 export async function runDemo(ctx: Ctx, opts: Record<string, unknown>): Promise<number> {
   const { io } = ctx;
-  const timeoutMs = parseDurationMs(String(opts.timeout ?? '10s'));
+  const timeoutMs = parseDuration(String(opts.timeout ?? '10s'));
   if (!timeoutMs) throw new UsageError(`--timeout expects a duration such as 10s, got "${opts.timeout}"`);
   const json = ctx.json;
   // With --json stdout carries only the events; the narration goes to stderr.
@@ -59,7 +60,7 @@ export async function runDemo(ctx: Ctx, opts: Record<string, unknown>): Promise<
       }
       if (stop.stopped) throw new Error(`demo interrupted (${stop.reason}) while waiting for ${what}`);
       const left = until - performance.now();
-      if (left <= 0) throw new Error(`no ${what} arrived within ${humanMs(timeoutMs)}`);
+      if (left <= 0) throw new Error(`no ${what} arrived within ${formatDuration(timeoutMs)}`);
       await sleepOrWake(left, [arrived.next(), stop.promise]);
     }
   };
@@ -201,7 +202,7 @@ export async function runDemo(ctx: Ctx, opts: Record<string, unknown>): Promise<
     }
     say();
     say(
-      `${c.green('Done:')} ${used.size} signed events received and verified in ${humanMs(performance.now() - t0)}.`,
+      `${c.green('Done:')} ${used.size} signed events received and verified in ${formatDuration(performance.now() - t0)}.`,
     );
   } finally {
     stop.dispose();

@@ -1,3 +1,4 @@
+import { formatDuration, parseDuration } from '../../contract/duration.js';
 import type { PartnerClient, RequestLog } from '../../client/client.js';
 import { ORDER_STATUSES, STATUS_CODES, STATUS_ID, statusName } from '../../contract/order-statuses.js';
 import { type Ctx, routesOf } from '../context.js';
@@ -17,7 +18,7 @@ import {
   type WatchOrder,
   writeCursor,
 } from './orders-watch-cursor.js';
-import { humanMs, parseDurationMs, sleepOrWake, stopper, Wake } from './orders-watch-time.js';
+import { sleepOrWake, stopper, Wake } from './orders-watch-time.js';
 import { actionForKey, actionsFor, KeyReader, LiveView, type WatchAction } from './orders-watch-tty.js';
 
 // `partner orders watch` (docs/flows.md): polls GET /orders with a moving created_at window,
@@ -83,7 +84,7 @@ export function parseStatusFilter(text: string): number[] {
 export function parseSince(text: string, now: number): number {
   const s = text.trim();
   if (s === 'now') return now;
-  const d = parseDurationMs(s);
+  const d = parseDuration(s);
   if (d !== undefined && !/^\d+$/.test(s)) return now - d;
   if (/^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s))) {
     const t = Date.parse(/T/.test(s) ? s : `${s}T00:00:00Z`);
@@ -112,19 +113,19 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
   const { io } = ctx;
   const branch = opts.branch !== undefined ? positiveInt(opts.branch, '--branch') : null;
   const statusIds = typeof opts.status === 'string' ? parseStatusFilter(opts.status) : null;
-  const interval = opts.interval !== undefined ? parseDurationMs(String(opts.interval)) : 2000;
+  const interval = opts.interval !== undefined ? parseDuration(String(opts.interval)) : 2000;
   if (interval === undefined || interval < 100)
     throw new UsageError(`--interval expects a duration of at least 100ms (e.g. 2s), got "${opts.interval}"`);
   const maxPolls = opts.maxPolls !== undefined ? positiveInt(opts.maxPolls, '--max-polls') : undefined;
   let durationMs: number | undefined;
   if (opts.duration !== undefined) {
-    durationMs = parseDurationMs(String(opts.duration));
+    durationMs = parseDuration(String(opts.duration));
     if (!durationMs)
       throw new UsageError(`--duration expects a duration such as 30s or 5m, got "${opts.duration}"`);
   }
   let overlap = OVERLAP_MS;
   if (opts.overlap !== undefined) {
-    const v = parseDurationMs(String(opts.overlap));
+    const v = parseDuration(String(opts.overlap));
     if (v === undefined)
       throw new UsageError(`--overlap expects a duration such as 2m, got "${opts.overlap}"`);
     overlap = v;
@@ -184,7 +185,7 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
       lastRetry?.status === 429
         ? 'rate limited (429 rate_limit_exceeded)'
         : `server answered ${lastRetry?.status ?? '?'}`;
-    say(`${why}: backing off ${humanMs(ms)} before retrying (honouring Retry-After)`);
+    say(`${why}: backing off ${formatDuration(ms)} before retrying (honouring Retry-After)`);
     if (stop.stopped || left() <= 0) throw new Stopping('stopping');
     const full = await sleepOrWake(Math.min(ms, left()), [stop.promise]);
     if (!full) throw new Stopping('stopping');
@@ -243,7 +244,7 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
   const json = ctx.json;
   const liveOn = io.stdoutIsTTY && !json;
   const interactive = liveOn && canPrompt(io);
-  const title = `orders watch · ${target.profile ? `profile ${target.profile.name}` : 'credential from env'} · branch ${branch ?? 'all'} · status ${statusIds ? statusIds.map(nameOf).join(',') : 'all'} · every ${humanMs(interval)}`;
+  const title = `orders watch · ${target.profile ? `profile ${target.profile.name}` : 'credential from env'} · branch ${branch ?? 'all'} · status ${statusIds ? statusIds.map(nameOf).join(',') : 'all'} · every ${formatDuration(interval)}`;
   live = liveOn
     ? new LiveView({
         io,
@@ -478,7 +479,7 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
         : `orders created since ${isoOf(initialFrom)}`;
       io.stderr.write(
         wrapForTerminal(
-          `partner orders watch: ${from}; branch ${branch ?? 'all'}, status ${statusIds ? statusIds.map(nameOf).join(',') : 'all'}, every ${humanMs(interval)}; Ctrl-C stops\n`,
+          `partner orders watch: ${from}; branch ${branch ?? 'all'}, status ${statusIds ? statusIds.map(nameOf).join(',') : 'all'}, every ${formatDuration(interval)}; Ctrl-C stops\n`,
           wrapColumns(io, 'stderr'),
         ),
       );
@@ -502,7 +503,7 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
           say(`${describe(err)}; giving up: --max-polls ${maxPolls} reached`);
           break;
         }
-        say(`${describe(err)}; backing off ${humanMs(wait)} (failure ${failures} in a row)`);
+        say(`${describe(err)}; backing off ${formatDuration(wait)} (failure ${failures} in a row)`);
         await sleepOrWake(Math.min(wait, left()), [stop.promise]);
         continue;
       }
