@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Io, Prompter } from '../../src/cli/io.js';
-import { run } from '../../src/cli/program.js';
+import { type ParsedCommand, parseCommandLine, run } from '../../src/cli/program.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 // Runs the CLI in-process with an injected Io: TTY on or off, a scripted prompter, a fixed
@@ -54,22 +54,21 @@ export interface CliOptions {
 export { profileDir } from '../helpers/profile.js';
 export { tempDir } from '../helpers/temp-dir.js';
 
-export async function runCli(argv: string[], o: CliOptions = {}): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
+/** The Io of an in-process run: output captured into `out`, nothing of the developer's machine. */
+export function testIo(o: CliOptions, out: { stdout: string; stderr: string }): Io {
   const tty = o.tty ?? false;
   const now = o.now ?? Date.now();
-  const io: Io = {
+  return {
     stdout: {
       write: (s: string) => {
-        stdout += s;
+        out.stdout += s;
         o.onStdout?.(s);
         return true;
       },
     },
     stderr: {
       write: (s: string) => {
-        stderr += s;
+        out.stderr += s;
         o.onStderr?.(s);
         return true;
       },
@@ -87,6 +86,26 @@ export async function runCli(argv: string[], o: CliOptions = {}): Promise<CliRes
     cwd: o.cwd ?? process.cwd(),
     ...(o.untilStopped ? { untilStopped: o.untilStopped } : {}),
   };
-  const code = await run(argv, io);
-  return { code, stdout, stderr };
+}
+
+export async function runCli(argv: string[], o: CliOptions = {}): Promise<CliResult> {
+  const out = { stdout: '', stderr: '' };
+  const code = await run(argv, testIo(o, out));
+  return { code, ...out };
+}
+
+/**
+ * What a command line reads as, without running it (argv → typed options: no server, no
+ * request): `{command, args, options}`, or the usage error it is refused with.
+ */
+export async function parseArgv(
+  argv: string[],
+  o: CliOptions = {},
+): Promise<ParsedCommand | { error: string; stderr: string }> {
+  const out = { stdout: '', stderr: '' };
+  try {
+    return await parseCommandLine(argv, testIo(o, out));
+  } catch (err) {
+    return { error: (err as Error).message, stderr: out.stderr };
+  }
 }

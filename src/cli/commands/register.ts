@@ -149,9 +149,14 @@ export function registerOperation(parent: Command, spec: OperationCommand, actio
   if (spec.idempotencyKey)
     cmd.option('--idempotency-key <key>', 'Idempotency-Key to send (default: a fresh UUID)');
   if (op.cli) cmd.addHelpText('after', `\nExample:\n  $ ${op.cli.example}\n`);
-  action(cmd, async (ctx, args, opts) => {
-    const { runOperation } = await import('./run-operation.js');
-    return runOperation(ctx, spec, args, opts);
+  // A derived command's flags come from its operation: run-operation reads them through the
+  // FlagSpecs derive.ts made from the contract, not through a schema of ours.
+  action(cmd, {
+    options: {},
+    async run(ctx, _opts, args, c) {
+      const { runOperation } = await import('./run-operation.js');
+      return runOperation(ctx, spec, args, c.optsWithGlobals());
+    },
   });
   return cmd;
 }

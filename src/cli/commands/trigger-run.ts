@@ -1,9 +1,10 @@
-import { formatDuration, parseDuration } from '../../contract/duration.js';
+import { formatDuration } from '../../contract/duration.js';
 import { Chalk } from 'chalk';
 import type { PartnerClient } from '../../client/client.js';
-import { STATUS_CODES, STATUS_ID, type StatusCode, statusName } from '../../contract/order-statuses.js';
+import { type StatusCode, statusName } from '../../contract/order-statuses.js';
 import type { Ctx } from '../context.js';
 import { UsageError } from '../errors.js';
+import type { TriggerOptions } from './trigger.js';
 
 // The body of `partner trigger` (docs/cli.md): the operator API's order simulation (create, set
 // status, replace cart) fires the real events; the webhook log then says what was delivered.
@@ -45,27 +46,6 @@ export function triggerOf(word: string): Trigger {
   throw new UsageError(
     `unknown event "${word}": one of ${Object.keys(EVENT_TYPES).join(', ')} (or ${Object.values(EVENT_TYPES).join(', ')})`,
   );
-}
-
-/** A status as an id (`4`) or a code in any case, `_` or `-` for the space (`picked_up`). */
-export function statusCodeOf(raw: string): StatusCode | undefined {
-  const s = raw.trim();
-  if (/^\d+$/.test(s)) return STATUS_CODES.find((c) => STATUS_ID[c] === Number(s));
-  const code = s.toUpperCase().replace(/[_-]+/g, ' ').replace(/\s+/g, ' ');
-  return STATUS_CODES.find((c) => c === code);
-}
-
-function intFlag(raw: unknown, flag: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
-  if (raw === undefined) return undefined;
-  const s = String(raw);
-  const n = Number(s);
-  if (!/^\d+$/.test(s) || n < 1 || n > max)
-    throw new UsageError(
-      max === Number.MAX_SAFE_INTEGER
-        ? `${flag} must be a positive integer, got "${s}"`
-        : `${flag} must be between 1 and ${max}, got "${s}"`,
-    );
-  return n;
 }
 
 interface OrderLike {
@@ -293,34 +273,20 @@ function deliveryOut(d: DeliveryLike): FiredDelivery {
   };
 }
 
-export async function runTrigger(ctx: Ctx, word: string, opts: Record<string, unknown>): Promise<number> {
+export async function runTrigger(ctx: Ctx, word: string, opts: TriggerOptions): Promise<number> {
   const { io } = ctx;
   const trigger = triggerOf(word);
-  const orderId = intFlag(opts.order, '--order');
-  const items = intFlag(opts.items, '--items', 20);
-  let waitMs = REPORT_WAIT_MS;
-  if (opts.wait !== undefined) {
-    const ms = parseDuration(String(opts.wait));
-    if (ms === undefined || ms > 600_000)
-      throw new UsageError(
-        `--wait: "${opts.wait}" is not a duration of at most 10m (e.g. 30s, 2m; 0 does not wait)`,
-      );
-    waitMs = ms;
-  }
+  const orderId = opts.order;
+  const items = opts.items;
+  const waitMs = opts.wait ?? REPORT_WAIT_MS;
   const flags = {
-    ...(opts.business !== undefined ? { business: intFlag(opts.business, '--business')! } : {}),
-    ...(opts.brand !== undefined ? { brand: intFlag(opts.brand, '--brand')! } : {}),
-    ...(opts.branch !== undefined ? { branch: intFlag(opts.branch, '--branch')! } : {}),
+    ...(opts.business !== undefined ? { business: opts.business } : {}),
+    ...(opts.brand !== undefined ? { brand: opts.brand } : {}),
+    ...(opts.branch !== undefined ? { branch: opts.branch } : {}),
   };
-  let wanted: StatusCode | undefined;
-  if (opts.status !== undefined) {
-    if (trigger !== 'order.status') throw new UsageError('--status goes with order.status only');
-    wanted = statusCodeOf(String(opts.status));
-    if (!wanted)
-      throw new UsageError(
-        `--status: "${opts.status}" is not a status id (1–11) or code (${STATUS_CODES.join(', ')})`,
-      );
-  }
+  const wanted = opts.status;
+  if (wanted !== undefined && trigger !== 'order.status')
+    throw new UsageError('--status goes with order.status only');
   if (orderId !== undefined && trigger === 'order.created')
     throw new UsageError(
       '--order: order.created always makes a new order (order.status and order.cart take --order)',
@@ -331,9 +297,9 @@ export async function runTrigger(ctx: Ctx, word: string, opts: Record<string, un
     );
 
   const { client: operator } = await ctx.operator({
-    ...(typeof opts.server === 'string' ? { server: opts.server } : {}),
-    ...(typeof opts.token === 'string' ? { token: opts.token } : {}),
-    ...(typeof opts.data === 'string' ? { dataDir: opts.data } : {}),
+    ...(opts.server !== undefined ? { server: opts.server } : {}),
+    ...(opts.token !== undefined ? { token: opts.token } : {}),
+    ...(opts.data !== undefined ? { dataDir: opts.data } : {}),
   });
 
   // Checked before any change: a missing profile or status must not leave a stray order behind.
