@@ -25,7 +25,6 @@ export const KEY_HINTS = [
   'a accept  r ready  d delivered  c cancel  m comment  q quit',
   'a/r/d/c/m act · ⏎ menu · q quit',
 ];
-export const KEY_HELP = KEY_HINTS[0]!;
 
 const ESC = '\u001b[';
 /** Rows kept free under the table while a prompt is open (a select shows 7 choices + 2 lines). */

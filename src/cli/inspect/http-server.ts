@@ -11,7 +11,7 @@ import type {
   RequestRow,
   WebhookDetail,
   WebhookRow,
-} from './wire.js';
+} from '../../contract/inspect-wire.js';
 
 // The page's server, in the CLI process: 127.0.0.1 only; every data read, the event stream and
 // the two actions need the run's token (header x-inspect-token, or ?token= for the page itself);

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import type { ReceivedEvent, RejectedDelivery } from '../listen/receiver.js';
 import type { StoredWebhook, WebhookStore } from './webhook-store.js';
-import type { ResendLog } from './wire.js';
+import type { ResendLog } from '../../contract/inspect-wire.js';
 
 // `listen --inspect`: every delivery the receiver got becomes a row (verified or rejected), and a
 // row can be re-sent, exact bytes and x-partner-* headers, to a URL of the user's choosing.

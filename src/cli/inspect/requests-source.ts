@@ -1,5 +1,5 @@
 import type { PartnerClient } from '../../client/client.js';
-import type { RequestDetail, RequestRow } from './wire.js';
+import type { RequestDetail, RequestRow } from '../../contract/inspect-wire.js';
 
 // The local server's request log (GET /v1/operator/requests), followed with long polls while a
 // page is open; one request in full on a click (GET /v1/operator/requests/{request_id}).

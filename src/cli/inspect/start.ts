@@ -12,7 +12,7 @@ import { MenuSource } from './menu-source.js';
 import { OwnRequests, RequestsSource } from './requests-source.js';
 import { newInspectToken } from './token.js';
 import { type StoredWebhook, WebhookStore } from './webhook-store.js';
-import type { InspectInfo, WebhookDetail } from './wire.js';
+import type { InspectInfo, WebhookDetail } from '../../contract/inspect-wire.js';
 
 // `partner inspect`, `listen --inspect`, `local start --inspect`: the sources each has, a store
 // of rows, the event stream and the page's server, put together.

@@ -1,4 +1,4 @@
-import type { WebhookDetail, WebhookRow } from './wire.js';
+import type { WebhookDetail, WebhookRow } from '../../contract/inspect-wire.js';
 
 // The rows of the Webhooks view, held by the CLI process: receipts of `listen` and deliveries of
 // the local server, at most `max` (the oldest arrival goes first). Every change gets a new `rev`

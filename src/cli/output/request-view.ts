@@ -1,34 +1,15 @@
 import type { ChalkInstance } from 'chalk';
+import type { z } from 'zod';
+import type { LoggedRequest, LoggedRequestDetail } from '../../contract/schemas/operator.js';
 import { isIsoDateTime, relativeTime } from './format.js';
 import { displayWidth, truncate } from './text-width.js';
 
 // The local server's request log for a person: one line per request (`partner logs tail`) and
 // one request in full (`partner operator requests get`). Off a terminal: tab-separated raw values.
 
-export interface LoggedRequestView {
-  seq: number;
-  request_id: string;
-  at: string;
-  method: string;
-  path: string;
-  status: number;
-  duration_ms: number;
-  credential_key: string | null;
-  error_code: string | null;
-}
-
-interface LoggedMessageView {
-  headers: Record<string, string>;
-  body: string | null;
-  body_size: number;
-  body_truncated: boolean;
-}
-
-export interface LoggedRequestDetailView extends LoggedRequestView {
-  request: LoggedMessageView;
-  response: LoggedMessageView;
-  detail_dropped: boolean;
-}
+/** A request as the log lists it, and in full: the contract's shapes. */
+export type LoggedRequestView = z.infer<typeof LoggedRequest>;
+export type LoggedRequestDetailView = z.infer<typeof LoggedRequestDetail>;
 
 export function isLoggedRequestDetail(v: unknown): v is LoggedRequestDetailView {
   const r = v as Partial<LoggedRequestDetailView> | null;
@@ -116,7 +97,7 @@ function pretty(body: string): string {
   }
 }
 
-function sizeText(m: LoggedMessageView): string {
+function sizeText(m: LoggedRequestDetailView['request']): string {
   const bytes = `${m.body_size.toLocaleString('en-US')} byte${m.body_size === 1 ? '' : 's'}`;
   return m.body_truncated
     ? `${bytes}, cut at ${(m.body ?? '').length.toLocaleString('en-US')} characters`
