@@ -7,7 +7,7 @@ import type { OptionsOf, OptionsSchema } from './options.js';
  * read before anything runs, and the run function, which receives them typed, with the
  * positional arguments (variadics flattened).
  */
-export interface CommandSpec<S extends OptionsSchema> {
+interface CommandSpec<S extends OptionsSchema> {
   options: S;
   run(ctx: Ctx, opts: OptionsOf<S>, args: string[], cmd: Command): Promise<number | undefined>;
 }

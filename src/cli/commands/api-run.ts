@@ -18,7 +18,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** Enough for any real list at 100 a page; a server that never reaches `total` still ends. */
 const MAX_PAGES = 10_000;
 
-export function apiPath(path: string): string {
+function apiPath(path: string): string {
   if (path.startsWith('/v1/') || path.startsWith('/healthz')) return path;
   if (path.startsWith('v1/')) return `/${path}`;
   return `/v1/partner/${path.replace(/^\/+/, '')}`;

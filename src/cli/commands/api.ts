@@ -14,7 +14,7 @@ const idempotencyKey: Field<string> = (raw, flag) => {
   return key;
 };
 
-export const apiOptions = {
+const apiOptions = {
   rawField: repeated,
   field: repeated,
   header: repeated,

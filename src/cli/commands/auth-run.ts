@@ -23,7 +23,7 @@ import { chosenStorage, profileView, storageLine } from './profiles-run.js';
 // server: valid or not (exit 3), the business, the rate limit, the scopes (probed), and what the
 // guided flows lack.
 
-export interface AuthStatus {
+interface AuthStatus {
   profile: string | null;
   base_url: string;
   key: string;
@@ -66,7 +66,7 @@ function errorInfo(err: unknown): { code: string; message: string; request_id: s
   return { code: e.wireCode ?? e.code ?? 'error', message: e.message ?? '', request_id: e.request_id ?? '' };
 }
 
-export async function collectAuthStatus(ctx: Ctx): Promise<{ status: AuthStatus; failure?: unknown }> {
+async function collectAuthStatus(ctx: Ctx): Promise<{ status: AuthStatus; failure?: unknown }> {
   const { client, target } = await ctx.partner();
   const base: Omit<AuthStatus, 'valid' | 'business' | 'rate_limit' | 'scopes' | 'flows'> = {
     profile: target.source === 'env' ? null : (target.profile?.name ?? null),
@@ -159,7 +159,7 @@ function secretWhere(s: AuthStatus, configDir: string): string {
 }
 
 /** On a terminal: labelled lines; piped: `key<TAB>value` lines (docs/cli.md). */
-export function renderAuthStatus(
+function renderAuthStatus(
   s: AuthStatus,
   o: { tty: boolean; color: boolean; configDir: string; isDefault: boolean; width?: number },
 ): string {

@@ -5,7 +5,7 @@ import { oneOf, on, onOff, type OptionsOf, optional, text, trimmed } from './opt
 // `partner auth status|login` (docs/cli.md). Registration only: the bodies (auth-run.ts) load
 // when one of them runs.
 
-export const authLoginOptions = {
+const authLoginOptions = {
   name: trimmed,
   key: trimmed,
   /** `-` reads it from stdin (the run does, once everything else is known). */

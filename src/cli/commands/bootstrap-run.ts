@@ -25,7 +25,7 @@ export interface ScopeCheck {
   note?: string;
 }
 
-export interface BootstrapFound {
+interface BootstrapFound {
   profile: string | null;
   base_url: string;
   key: string;
@@ -270,11 +270,7 @@ const text = (v: unknown) =>
   v === undefined || v === null ? '' : Array.isArray(v) ? v.join(', ') : String(v);
 
 /** The report, laid out for `width` columns (the terminal's; Infinity when not a terminal). */
-export function renderBootstrap(
-  found: BootstrapFound,
-  color: boolean,
-  width = Number.POSITIVE_INFINITY,
-): string {
+function renderBootstrap(found: BootstrapFound, color: boolean, width = Number.POSITIVE_INFINITY): string {
   const c = new Chalk({ level: color ? 1 : 0 });
   const out: string[] = [];
   const LABEL = 12;
@@ -369,11 +365,7 @@ export function renderBootstrap(
 // ─── Defaults on the profile ─────────────────────────────────────────────────────────────────
 
 /** Checks --brand/--branch against what the credential sees. */
-export function checkDefaults(
-  found: BootstrapFound,
-  brand: number | undefined,
-  branch: number | undefined,
-): void {
+function checkDefaults(found: BootstrapFound, brand: number | undefined, branch: number | undefined): void {
   if (brand !== undefined && found.brands.length > 0 && !found.brands.some((b) => b.id === brand))
     throw new UsageError(
       `--brand ${brand}: not a brand of this business (brands: ${found.brands.map((b) => text(b.id)).join(', ')})`,

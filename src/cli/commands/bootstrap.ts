@@ -4,7 +4,7 @@ import { int, type OptionsOf, optional } from './options.js';
 
 // `partner bootstrap`: the spec's bootstrap sequence as a guided flow (bootstrap-run.ts).
 
-export const bootstrapOptions = { brand: optional(int()), branch: optional(int()) };
+const bootstrapOptions = { brand: optional(int()), branch: optional(int()) };
 export type BootstrapOptions = OptionsOf<typeof bootstrapOptions>;
 
 export function registerBootstrap(root: Command, action: Action): void {

@@ -4,7 +4,7 @@ import { duration, type OptionsOf } from './options.js';
 
 // `partner demo`: a tour against a throw-away local server (demo-run.ts).
 
-export const demoOptions = { timeout: duration('must be a duration of at least 1ms, such as 10s', 1) };
+const demoOptions = { timeout: duration('must be a duration of at least 1ms, such as 10s', 1) };
 export type DemoOptions = OptionsOf<typeof demoOptions>;
 
 export function registerDemo(root: Command, action: Action): void {

@@ -4,7 +4,7 @@ import { on, type OptionsOf, optional, port, text } from './options.js';
 
 // `partner inspect`: registration only; the body loads when the command runs (docs/inspect.md).
 
-export const inspectOptions = {
+const inspectOptions = {
   port,
   open: on,
   data: optional(text),

@@ -20,7 +20,7 @@ const eventTypes: Field<string[]> = (raw, flag) => {
   return events;
 };
 
-export const listenOptions = {
+const listenOptions = {
   port,
   host: text,
   secret: optional(text),

@@ -9,7 +9,7 @@ import { untilSignal } from '../io.js';
 import { openProfiles } from '../profiles.js';
 
 /** What `local start` needs of the CLI's IO (structurally a subset of the command Io). */
-export interface LocalIo {
+interface LocalIo {
   stdout: { write(s: string): unknown };
   stderr: { write(s: string): unknown };
   env: NodeJS.ProcessEnv;
@@ -24,7 +24,7 @@ declare const __PARTNER_VERSION__: string | undefined;
  * How to type the CLI in another terminal: `partner` when the first `partner` on PATH is this very
  * script (a global install, `npm link`), else `npx partner` (a clone: `npm start`, `node bin/…`).
  */
-export function cliCommand(env: NodeJS.ProcessEnv, script: string | undefined): string {
+function cliCommand(env: NodeJS.ProcessEnv, script: string | undefined): string {
   let self: string;
   try {
     self = realpathSync(script ?? '');

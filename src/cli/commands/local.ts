@@ -14,7 +14,7 @@ import {
 // `partner local start` (docs/api.md): the embedded server in the foreground. Declaration only;
 // the body (local-run.ts, and the server behind it) loads when the command runs.
 
-export const localStartOptions = {
+const localStartOptions = {
   port,
   host: text,
   data: optional(text),

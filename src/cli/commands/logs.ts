@@ -29,7 +29,7 @@ const pathPrefix: Field<string> = (raw, flag) => {
 /** The most requests one read of the log returns (the server's page), so the most --limit takes. */
 export const LOGS_PAGE = 1000;
 
-export const logsTailOptions = {
+const logsTailOptions = {
   status: optional(statusClasses),
   path: optional(pathPrefix),
   method: optional(oneOf(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])),

@@ -268,7 +268,7 @@ export function pacedSeconds(calls: number, headers: Record<string, string>): nu
  * RateLimit headers of the read, how long the credential's limit makes them take (the person
  * deciding to run a big push needs that number).
  */
-export function callsText(calls: number, rate: Prepared['rate']): string {
+function callsText(calls: number, rate: Prepared['rate']): string {
   const n = `${calls.toLocaleString('en-US')} write call${calls === 1 ? '' : 's'}`;
   if (!rate) return n;
   const per = `${rate.limit.toLocaleString('en-US')}/min`;

@@ -9,7 +9,7 @@ import { group } from './register.js';
 
 const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
 
-export const menuDiffOptions = {
+const menuDiffOptions = {
   brand: optional(int()),
   branch: optional(ids),
   state: optional(text),
@@ -18,7 +18,7 @@ export const menuDiffOptions = {
 };
 export type MenuDiffOptions = OptionsOf<typeof menuDiffOptions>;
 
-export const menuPushOptions = {
+const menuPushOptions = {
   brand: optional(int()),
   branch: optional(ids),
   state: optional(text),

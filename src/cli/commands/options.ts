@@ -15,7 +15,7 @@ export type OptionsSchema = Readonly<Record<string, Field<unknown>>>;
 export type OptionsOf<S extends OptionsSchema> = { -readonly [K in keyof S]: ReturnType<S[K]> };
 
 /** `defaultBrand` → `--default-brand`. */
-export function flagName(key: string): string {
+function flagName(key: string): string {
   return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }
 
@@ -112,7 +112,7 @@ export const durationList: Field<number[]> = (raw, flag) =>
     });
 
 /** A status as an id (`4`) or a code in any case, `_` or `-` for the space (`picked_up`). */
-export function statusCodeOf(raw: string): StatusCode | undefined {
+function statusCodeOf(raw: string): StatusCode | undefined {
   const s = raw.trim();
   if (/^\d+$/.test(s)) return STATUS_CODES[Number(s) - 1];
   const code = s.toUpperCase().replace(/[_-]+/g, ' ').replace(/\s+/g, ' ');

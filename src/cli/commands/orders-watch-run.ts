@@ -39,7 +39,7 @@ export const OVERLAP_MS = 120_000;
 const MAX_RANGE_MS = 89 * 86_400_000;
 const MAX_PAGES = 50;
 /** Open orders older than the window, re-read individually per poll (least recently read first). */
-export const MAX_REREADS = 10;
+const MAX_REREADS = 10;
 const MAX_BACKOFF_MS = 60_000;
 
 /** Thrown out of the client's backoff wait when the watch must stop: abandons the request. */
@@ -48,7 +48,7 @@ class Stopping extends Error {
 }
 
 /** `--since`: an ISO time, a duration meaning "that long ago" (`30m`, `2h`, `1d`), or `now`. */
-export function parseSince(text: string, now: number): number {
+function parseSince(text: string, now: number): number {
   const s = text.trim();
   if (s === 'now') return now;
   const d = parseDuration(s);

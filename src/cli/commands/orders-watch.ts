@@ -6,7 +6,7 @@ import { group } from './register.js';
 // `partner orders watch`: registered into the existing `orders` group (derived commands stay as
 // they are); the flow itself loads only when the command runs.
 
-export const ordersWatchOptions = {
+const ordersWatchOptions = {
   branch: optional(int()),
   status: optional(statusIds),
   interval: duration('must be a duration of at least 100ms (e.g. 2s)', 100),

@@ -13,7 +13,7 @@ import type { ProfilesAddOptions } from './profiles.js';
 // appear masked (`sk_…x9f2`) in every output, --json included. They live in the OS keyring where
 // one can be reached, else in the mode-0600 config file; never in both (src/cli/profiles.ts).
 
-export interface ProfileView {
+interface ProfileView {
   name: string;
   base_url: string;
   key: string;

@@ -7,7 +7,7 @@ import { int, oneOf, on, type OptionsOf, optional, text } from './options.js';
 
 const run = () => import('./profiles-run.js');
 
-export const profilesAddOptions = {
+const profilesAddOptions = {
   key: optional(text),
   /** `-` reads it from stdin. */
   secret: optional(text),

@@ -35,7 +35,7 @@ const GROUPS: Readonly<Record<string, string>> = {
 };
 
 /** The description of the group at `path` (a plain fallback for a group added without one). */
-export function groupDescription(path: readonly string[]): string {
+function groupDescription(path: readonly string[]): string {
   return GROUPS[path.join(' ')] ?? `${path.at(-1)}: ${path.join(' ')} operations`;
 }
 
@@ -44,7 +44,7 @@ export function groupDescription(path: readonly string[]): string {
  * sentence end outside parentheses and backticks), without parentheticals when still long. The
  * old cut at the first `;` split "… (ISO 8601, inclusive; default …)" inside the parenthesis.
  */
-export function shortSummary(text: string, max = 60): string {
+function shortSummary(text: string, max = 60): string {
   let depth = 0;
   let tick = false;
   let end = text.length;
@@ -107,7 +107,7 @@ function usageArg(name: string): string {
   return name.toUpperCase();
 }
 
-export function registerOperation(parent: Command, spec: OperationCommand, action: Action): Command {
+function registerOperation(parent: Command, spec: OperationCommand, action: Action): Command {
   const { op } = spec;
   const name = spec.path.at(-1)!;
   const cmd = parent.command(name).summary(shortSummary(op.summary));

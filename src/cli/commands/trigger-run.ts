@@ -14,7 +14,7 @@ export const EVENT_TYPES = {
   'order.status': 'service.order.status.updated',
   'order.cart': 'service.order.cart.updated',
 } as const;
-export type Trigger = keyof typeof EVENT_TYPES;
+type Trigger = keyof typeof EVENT_TYPES;
 
 /**
  * The next step of an order on the partner's forward path (docs/orders.md): the first partner move
@@ -41,7 +41,7 @@ const REPORT_WAIT_MS = 15_000;
 /** Receivers unknown (no profile of this server): the first delivery of each type, for a shorter time. */
 const UNKNOWN_WAIT_MS = 2_000;
 
-export function triggerOf(word: string): Trigger {
+function triggerOf(word: string): Trigger {
   for (const [k, v] of Object.entries(EVENT_TYPES)) if (word === k || word === v) return k as Trigger;
   throw new UsageError(
     `unknown event "${word}": one of ${Object.keys(EVENT_TYPES).join(', ')} (or ${Object.values(EVENT_TYPES).join(', ')})`,
@@ -70,7 +70,7 @@ interface DeliveryLike {
   log: { status_code: number | null; duration_ms: number; error: string | null }[];
 }
 
-export interface FiredDelivery {
+interface FiredDelivery {
   id: number;
   event_id: string;
   /** New orders of the same branch that went in the same delivery (their events' ids). */
@@ -85,7 +85,7 @@ export interface FiredDelivery {
   error: string | null;
 }
 
-export interface Fired {
+interface Fired {
   event_type: string;
   order_id: number;
   brand_id: number;

@@ -5,9 +5,9 @@ import { duration, int, type OptionsOf, optional, status, text } from './options
 // `partner trigger EVENT` (docs/cli.md): fire a real order event on the local server through its
 // operator API. Registration only; the body (trigger-run.ts) loads when the command runs.
 
-export const TRIGGER_EVENTS = ['order.created', 'order.status', 'order.cart'] as const;
+const TRIGGER_EVENTS = ['order.created', 'order.status', 'order.cart'] as const;
 
-export const triggerOptions = {
+const triggerOptions = {
   business: optional(int()),
   brand: optional(int()),
   branch: optional(int()),

@@ -7,9 +7,9 @@ import { group } from './register.js';
 // load when one runs.
 
 /** --secret: default the profile's webhook secret. */
-export const webhooksSignOptions = { secret: trimmed };
+const webhooksSignOptions = { secret: trimmed };
 export type WebhooksSignOptions = OptionsOf<typeof webhooksSignOptions>;
-export const webhooksVerifyOptions = { secret: trimmed, signature: text };
+const webhooksVerifyOptions = { secret: trimmed, signature: text };
 export type WebhooksVerifyOptions = OptionsOf<typeof webhooksVerifyOptions>;
 
 export function registerWebhookTools(root: Command, action: Action): void {
