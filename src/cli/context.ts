@@ -15,7 +15,7 @@ import {
 // What a running command gets: the injected Io, the parsed global options, and lazily created
 // API clients (closed by main when the command ends).
 
-export interface GlobalOptions {
+interface GlobalOptions {
   profile?: string;
   baseUrl?: string;
   json?: boolean;

@@ -5,7 +5,7 @@ import type { Io } from '../io.js';
 // keeps the process alive. Timers are real (setTimeout): Io.clock.sleep cannot be cancelled.
 
 /** A stop request: SIGINT/SIGTERM (or Io.untilStopped when injected), or `stop()` from the flow itself. */
-export interface Stopper {
+interface Stopper {
   readonly stopped: boolean;
   readonly reason: string | undefined;
   /** Resolves with the reason once a stop was requested. */

@@ -64,7 +64,7 @@ export interface InspectApi {
   menu(brandId: number, branchId: number): Promise<MenuView>;
 }
 
-export interface InspectServerOptions {
+interface InspectServerOptions {
   port: number;
   token: string;
   assets: Map<string, Asset>;

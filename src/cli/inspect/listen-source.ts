@@ -10,7 +10,7 @@ const SENSITIVE =
   /^(authorization|proxy-authorization|cookie|set-cookie)$|secret|token|password|api[-_]?key/i;
 
 /** Credentials a sender may have added (an Authorization header, a cookie) never reach the page. */
-export function maskHeaders(h: Record<string, string> | undefined): Record<string, string> {
+function maskHeaders(h: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h ?? {})) out[k] = SENSITIVE.test(k) ? '[masked]' : v;
   return out;

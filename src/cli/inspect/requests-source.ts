@@ -9,7 +9,7 @@ const WAIT_S = 20;
 const PAGE = 1000;
 
 /** The background reads inspect makes itself; the page hides them unless asked. */
-export const OWN_PATHS = ['/v1/operator/webhooks/deliveries'];
+const OWN_PATHS = ['/v1/operator/webhooks/deliveries'];
 
 /** Request ids of the requests this process made (menu reads, replays): bounded, oldest out first. */
 export class OwnRequests {

@@ -6,7 +6,7 @@ import { plural } from './words.js';
 // Errors on stderr: code, message and request_id; details and stacks only with --verbose.
 // Plain text (no chalk) so it costs nothing to load; red only when stderr is a colour terminal.
 
-export interface ErrorPrintOptions {
+interface ErrorPrintOptions {
   verbose: boolean;
   color: boolean;
   /** Where the partner credential came from (`env`, `profile NAME`), to point at the right fix. */

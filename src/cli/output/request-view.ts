@@ -9,7 +9,7 @@ import { displayWidth, truncate } from './text-width.js';
 
 /** A request as the log lists it, and in full: the contract's shapes. */
 export type LoggedRequestView = z.infer<typeof LoggedRequest>;
-export type LoggedRequestDetailView = z.infer<typeof LoggedRequestDetail>;
+type LoggedRequestDetailView = z.infer<typeof LoggedRequestDetail>;
 
 export function isLoggedRequestDetail(v: unknown): v is LoggedRequestDetailView {
   const r = v as Partial<LoggedRequestDetailView> | null;
@@ -24,7 +24,7 @@ export function isLoggedRequestDetail(v: unknown): v is LoggedRequestDetailView 
 }
 
 /** 2xx green, 3xx cyan, 4xx yellow, 5xx red. */
-export function statusPaint(c: ChalkInstance, status: number): (s: string) => string {
+function statusPaint(c: ChalkInstance, status: number): (s: string) => string {
   if (status >= 500) return c.red;
   if (status >= 400) return c.yellow;
   if (status >= 300) return c.cyan;
@@ -34,7 +34,7 @@ export function statusPaint(c: ChalkInstance, status: number): (s: string) => st
 const two = (n: number) => String(n).padStart(2, '0');
 
 /** Local time of day with milliseconds: what a tail reader compares with their own clock. */
-export function timeOfDay(iso: string): string {
+function timeOfDay(iso: string): string {
   const d = new Date(iso);
   return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}.${String(d.getMilliseconds()).padStart(3, '0')}`;
 }
@@ -43,7 +43,7 @@ export function timeOfDay(iso: string): string {
 const PATH_COL = 32;
 const DURATION_COL = 8;
 
-export function durationText(ms: number): string {
+function durationText(ms: number): string {
   return ms < 10 ? `${ms.toFixed(1)} ms` : `${Math.round(ms)} ms`;
 }
 
