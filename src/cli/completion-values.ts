@@ -9,11 +9,11 @@ import { resolvePartnerTarget } from './target.js';
 // Answers are cached briefly in the config dir (ids and titles only, keyed by server and key,
 // never the secret), and so is a server that did not answer, so a second Tab costs no wait.
 
-export const BUDGET_MS = 350;
+const BUDGET_MS = 350;
 /** How long an answer is reused: long enough for the Tabs of one command line. */
 export const CACHE_TTL_MS = 60_000;
 /** How long an unreachable server is not asked again. */
-export const DOWN_TTL_MS = 15_000;
+const DOWN_TTL_MS = 15_000;
 
 export interface Candidate {
   value: string;
@@ -117,7 +117,7 @@ async function fetchIds(
   }
 }
 
-export interface IdQuery {
+interface IdQuery {
   kind: 'brand' | 'branch';
   /** Only branches of this brand (a `--brand N` typed earlier on the line). */
   brand?: number;

@@ -1,7 +1,8 @@
+import { formatDuration } from '../contract/duration.js';
 import type { Command } from 'commander';
 import type { PartnerClient, RequestLog, Route, WaitNotice } from '../client/client.js';
 import { MAX_RETRY_AFTER_MS } from './errors.js';
-import { plural, waitText } from './output/words.js';
+import { plural } from './output/words.js';
 import type { Io } from './io.js';
 import type { Manifest } from './manifest/types.js';
 import {
@@ -14,7 +15,7 @@ import {
 // What a running command gets: the injected Io, the parsed global options, and lazily created
 // API clients (closed by main when the command ends).
 
-export interface GlobalOptions {
+interface GlobalOptions {
   profile?: string;
   baseUrl?: string;
   json?: boolean;
@@ -112,14 +113,14 @@ export function makeCtx(io: Io, manifest: Manifest, cmd: Command): Ctx {
   };
   const onWait = (w: WaitNotice) => {
     if (w.reason === 'retry' && w.status === 429)
-      notice(`rate limited (429), waiting ${waitText(w.ms)} before retrying`);
+      notice(`rate limited (429), waiting ${formatDuration(w.ms)} before retrying`);
     else if (w.reason === 'retry' && w.ms >= 1000)
-      notice(`the server answered ${w.status}, retrying in ${waitText(w.ms)}`);
+      notice(`the server answered ${w.status}, retrying in ${formatDuration(w.ms)}`);
     else if (w.reason === 'pace' && w.ms >= 1000)
       waiting(
         spinnerShown
-          ? `pacing${w.limit ? ` at ${w.limit}/min` : ''}, waiting ${waitText(w.ms)}`
-          : `pacing under the rate limit${w.limit ? ` (${plural(w.limit, 'request')} per minute)` : ''}, waiting ${waitText(w.ms)}`,
+          ? `pacing${w.limit ? ` at ${w.limit}/min` : ''}, waiting ${formatDuration(w.ms)}`
+          : `pacing under the rate limit${w.limit ? ` (${plural(w.limit, 'request')} per minute)` : ''}, waiting ${formatDuration(w.ms)}`,
       );
   };
   const newClient = async (o: {

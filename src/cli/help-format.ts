@@ -6,7 +6,7 @@
 const TOKEN = /(?:[^\s'"]+|'[^']*'|"[^"]*")+/g;
 
 /** One `$ command` line folded to `width` columns with ` \` continuations (flags kept with their values). */
-export function foldCommandLine(indent: string, command: string, width: number): string {
+function foldCommandLine(indent: string, command: string, width: number): string {
   const tokens = command.match(TOKEN) ?? [];
   // A flag and its value stay together: `--from 2024-05-01T00:00:00Z`.
   const units: string[] = [];

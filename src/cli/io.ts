@@ -72,10 +72,7 @@ export function untilSignal(cancel?: AbortSignal): Promise<string> {
  * stream, and a wrapper that forwards reads but not writes loses them (every key press then
  * failed with "Cannot read properties of undefined (reading 'next')").
  */
-export function inquirerPrompter(
-  stdin: () => NodeJS.ReadableStream,
-  output: NodeJS.WritableStream,
-): Prompter {
+function inquirerPrompter(stdin: () => NodeJS.ReadableStream, output: NodeJS.WritableStream): Prompter {
   const load = () => import('@inquirer/prompts');
   /**
    * Runs one prompt; Escape cancels it as Ctrl-C does. @inquirer/prompts has no Escape key of its

@@ -8,7 +8,7 @@ import type { Io, OutStream } from './io.js';
 // --no-pager, or when the pager is empty or `cat`. A pager that cannot be started (not
 // installed) is skipped without a word; a pager quit before the end (q) is not an error.
 
-export interface Pager {
+interface Pager {
   /**
    * Where the command writes; the pager's stdin once it runs. `closed` once the pager is gone.
    * `columns` is the terminal's width (the pager draws there), so tables fit it when paged.
@@ -35,7 +35,7 @@ export function pagerCommand(env: NodeJS.ProcessEnv): string[] | undefined {
   return words;
 }
 
-export type SpawnFn = (cmd: string, args: string[], env: NodeJS.ProcessEnv) => ChildProcess;
+type SpawnFn = (cmd: string, args: string[], env: NodeJS.ProcessEnv) => ChildProcess;
 
 const defaultSpawn: SpawnFn = (cmd, args, env) =>
   // The pager draws on our terminal (fd 1 and 2 inherited) and reads keys from /dev/tty.

@@ -25,7 +25,7 @@ import {
 export type { Profile } from './profile-file.js';
 export type { SecretStorage } from './secret-store.js';
 
-export interface SaveOptions {
+interface SaveOptions {
   makeDefault?: boolean;
   /**
    * Where the secrets go. Default: where the profile being replaced kept them, else the file.
@@ -42,7 +42,7 @@ export interface SaveResult {
   warnings: string[];
 }
 
-export interface ProfileStore {
+interface ProfileStore {
   list(): Profile[];
   /** The profile as stored: a keyring profile comes without its secrets (see `secrets`). */
   get(name: string): Profile | undefined;

@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import type { Action } from './commands/action.js';
 import { registerApi } from './commands/api.js';
 import { registerAuth } from './commands/auth.js';
@@ -6,6 +6,8 @@ import { registerCompletion } from './commands/completion.js';
 import { registerInspect } from './commands/inspect.js';
 import type { CompletionContext } from './commands/completion-words.js';
 import { registerListen } from './commands/listen.js';
+import { registerLocal } from './commands/local.js';
+import { parseOptions } from './commands/options.js';
 import { registerLogs } from './commands/logs.js';
 import { registerTrigger } from './commands/trigger.js';
 import { registerOpenApi } from './commands/openapi.js';
@@ -13,11 +15,11 @@ import { registerProfiles } from './commands/profiles.js';
 import { group, registerOperations } from './commands/register.js';
 import { registerWebhookTools } from './commands/webhooks.js';
 import { type Ctx, makeCtx } from './context.js';
-import { registerBootstrap } from './flows/bootstrap-command.js';
-import { registerDemo } from './flows/demo-command.js';
-import { registerOrdersWatch } from './flows/orders-watch-command.js';
-import { EXIT, UsageError } from './errors.js';
-import { registerMenuPush } from './flows/menu-push/register.js';
+import { registerBootstrap } from './commands/bootstrap.js';
+import { registerDemo } from './commands/demo.js';
+import { registerOrdersWatch } from './commands/orders-watch.js';
+import { EXIT } from './errors.js';
+import { registerMenuPush } from './commands/menu.js';
 import { foldExamples, reflowDescription } from './help-format.js';
 import { type Io, wrapColumns } from './io.js';
 import { wrapForTerminal } from './output/text-width.js';
@@ -35,75 +37,6 @@ import { readConfigFile } from './profile-file.js';
 interface RunState {
   code: number;
   ctx?: Ctx;
-}
-
-function registerLocal(root: Command, action: Action): void {
-  const local = root.command('local').summary('Run the Partner API locally (embedded server)');
-  local.description('Run the Partner API locally: real HTTP, SQLite persistence, webhooks, operator API.');
-  const start = local
-    .command('start')
-    .summary('Start the local server in the foreground (Ctrl-C stops it)')
-    .description(
-      'Start the local server in the foreground until SIGINT/SIGTERM. Writes DIR/local.json {base_url, operator_token}; ' +
-        '--seed demo on an empty DIR creates demo businesses and saves a CLI profile `local`.',
-    )
-    .option('--port <port>', 'port to listen on (0 picks a free one)', '8787')
-    .option('--host <host>', 'interface to bind', '127.0.0.1')
-    .option('--data <dir>', 'data dir (default $PARTNER_DATA_DIR or the per-user data folder)')
-    .option(
-      '--database <url>',
-      'PostgreSQL URL postgres://… shared by N instances (default $PARTNER_DATABASE_URL; else SQLite in the data dir)',
-    )
-    .addOption(
-      new Option('--seed <seed>', 'demo data on an empty data dir').choices(['demo', 'none']).default('none'),
-    )
-    .option(
-      '--retry-schedule <list>',
-      'webhook retry delays, e.g. 1s,2s,4s (default 10s,1m,5m,30m,2h,6h,12h)',
-    )
-    .addOption(
-      new Option('--durability <mode>', 'full also survives power loss (slower writes)')
-        .choices(['normal', 'full'])
-        .default('normal'),
-    )
-    .option(
-      '--seal-key-file <file>',
-      'key sealing webhook secrets, shared by all instances (env PARTNER_SEAL_KEY[_FILE])',
-    )
-    .option(
-      '--operator-token-file <file>',
-      'operator token shared by all instances (env PARTNER_OPERATOR_TOKEN[_FILE])',
-    )
-    .option('--inspect', 'also serve the inspect page (docs/inspect.md): deliveries, requests, menus, live')
-    .option('--inspect-port <port>', 'port of the inspect page (0, the default, picks a free one)')
-    .option('--open', 'open the inspect page in a browser (implies --inspect)');
-  start.addHelpText(
-    'after',
-    '\nExamples:\n  $ partner local start --seed demo --port 8787\n  $ partner local start --seed demo --inspect --open\n',
-  );
-  action(start, async (ctx, _args, opts) => {
-    const port = Number(opts.port);
-    if (!/^\d+$/.test(String(opts.port)) || port > 65535)
-      throw new UsageError(`--port must be 0–65535, got "${opts.port}"`);
-    const { runLocalStart } = await import('./commands/local.js');
-    return runLocalStart(
-      {
-        port,
-        host: String(opts.host),
-        ...(typeof opts.data === 'string' ? { data: opts.data } : {}),
-        ...(typeof opts.database === 'string' ? { database: opts.database } : {}),
-        seed: opts.seed as 'demo' | 'none',
-        ...(typeof opts.retrySchedule === 'string' ? { retrySchedule: opts.retrySchedule } : {}),
-        durability: opts.durability as 'normal' | 'full',
-        ...(typeof opts.sealKeyFile === 'string' ? { sealKeyFile: opts.sealKeyFile } : {}),
-        ...(typeof opts.operatorTokenFile === 'string' ? { operatorTokenFile: opts.operatorTokenFile } : {}),
-        ...(opts.inspect === true || opts.open === true
-          ? { inspect: { port: opts.inspectPort ?? '0', open: opts.open === true, insecure: ctx.insecure } }
-          : {}),
-      },
-      ctx.io,
-    );
-  });
 }
 
 /**
@@ -128,7 +61,21 @@ function width(stream: unknown, tty: boolean): number {
   return tty && cols && cols >= 20 ? cols : 80;
 }
 
-export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?: readonly string[]): Command {
+/** A command line as the declarations read it (parseCommandLine). */
+export interface ParsedCommand {
+  command: string;
+  args: string[];
+  options: Record<string, unknown>;
+}
+
+export function buildProgram(
+  io: Io,
+  manifest: Manifest,
+  state: RunState,
+  argv?: readonly string[],
+  /** When given, commands only record what they would run with, and run nothing. */
+  parsed?: ParsedCommand[],
+): Command {
   const outWidth = () => width(io.stdout, io.stdoutIsTTY);
   const program = new Command('partner');
   program
@@ -171,15 +118,24 @@ export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?:
   // Commands whose output is one long answer, worth a pager on a terminal (not prompts, streams,
   // progress, nor a write's confirmation): every API read, and these.
   const paged = new Set(['api', 'openapi', 'profiles list', 'profiles show']);
-  const action: Action = (cmd, fn) => {
+  const action: Action = (cmd, spec) => {
     cmd.action(async (...a: unknown[]) => {
       const c = a.at(-1) as Command;
       const path: string[] = [];
       for (let x: Command | null = c; x?.parent; x = x.parent) path.unshift(x.name());
       const what = path.join(' ');
+      const raw = c.optsWithGlobals();
+      const args = (c.processedArgs as unknown[]).flatMap((v) =>
+        v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)],
+      );
+      // The options are read and checked before anything else: a bad one is exit 2, nothing run.
+      const opts = parseOptions(spec.options, raw);
+      if (parsed) {
+        parsed.push({ command: what, args, options: opts });
+        return;
+      }
       const op = manifest.ops.find((o) => o.cli?.command.join(' ') === what);
-      const opts = c.optsWithGlobals();
-      const out = await planStdout(io, opts, {
+      const out = await planStdout(io, raw, {
         what,
         opId: op?.id,
         ownFilter: what === 'api',
@@ -188,11 +144,8 @@ export function buildProgram(io: Io, manifest: Manifest, state: RunState, argv?:
       const ctx = makeCtx(out.io, manifest, c);
       ctx.json ||= out.json;
       state.ctx = ctx;
-      const args = (c.processedArgs as unknown[]).flatMap((v) =>
-        v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)],
-      );
       try {
-        state.code = (await fn(ctx, args, opts, c)) ?? 0;
+        state.code = (await spec.run(ctx, opts, args, c)) ?? 0;
       } catch (err) {
         await out.abort();
         throw err;
@@ -273,4 +226,18 @@ export async function run(argv: readonly string[], io: Io, manifest: Manifest = 
     await state.ctx?.close().catch(() => undefined);
   }
   return state.code;
+}
+
+/**
+ * Reads a command line as `run` does, up to the command's typed options, and runs nothing (no
+ * server, no request, no file): tests of each declaration use it. A bad option throws the
+ * UsageError `run` reports as exit 2; a commander error (unknown flag) its CommanderError.
+ */
+export async function parseCommandLine(argv: readonly string[], io: Io): Promise<ParsedCommand> {
+  const parsed: ParsedCommand[] = [];
+  const program = buildProgram(io, MANIFEST, { code: EXIT.ok }, argv, parsed);
+  await program.parseAsync(normalizeJsonFlag(program, argv), { from: 'user' });
+  const found = parsed[0];
+  if (!found) throw new Error(`no command in: ${argv.join(' ')}`);
+  return found;
 }

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 // commands on file profiles never pay for it (docs/cli.md, "Where secrets live").
 
 /** The keyring's service name of every entry; the account names the profile and its config file. */
-export const KEYRING_SERVICE = 'partner';
+const KEYRING_SERVICE = 'partner';
 
 export type SecretStorage = 'keyring' | 'file';
 
@@ -31,7 +31,7 @@ export interface Keyring {
   remove(account: string): boolean;
 }
 
-export type KeyringState = { available: true; keyring: Keyring } | { available: false; reason: string };
+type KeyringState = { available: true; keyring: Keyring } | { available: false; reason: string };
 
 /**
  * The account of a profile's entry: its name and the config file's folder, so two config dirs

@@ -17,7 +17,7 @@ export interface PartnerTarget {
   profile?: Profile;
 }
 
-export interface PartnerTargetInput {
+interface PartnerTargetInput {
   configDir: string;
   env: NodeJS.ProcessEnv;
   /** --profile */

@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { InspectInfo, RequestRow, WebhookRow } from '../cli/inspect/wire.js';
+import type { InspectInfo, RequestRow, WebhookRow } from '../contract/inspect-wire.js';
 import { follow, getJson } from './api.js';
 import { MenuPreview } from './menu.js';
 import { RequestsView } from './requests.js';

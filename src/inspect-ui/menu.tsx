@@ -1,5 +1,11 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { InspectInfo, MenuChanges, MenuTargets, MenuView, SnapshotItem } from '../cli/inspect/wire.js';
+import type {
+  InspectInfo,
+  MenuChanges,
+  MenuTargets,
+  MenuView,
+  SnapshotItem,
+} from '../contract/inspect-wire.js';
 import { getJson } from './api.js';
 import { clock, dateTime, money } from './format.js';
 

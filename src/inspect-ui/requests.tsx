@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { InspectInfo, RequestDetail, RequestRow } from '../cli/inspect/wire.js';
+import type { InspectInfo, RequestDetail, RequestRow } from '../contract/inspect-wire.js';
 import { getJson } from './api.js';
 import { clock, dateTime } from './format.js';
 import { HeaderTable, JsonView } from './json-view.js';

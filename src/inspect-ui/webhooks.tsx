@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { ActionResult, InspectInfo, WebhookDetail, WebhookRow } from '../cli/inspect/wire.js';
+import type { ActionResult, InspectInfo, WebhookDetail, WebhookRow } from '../contract/inspect-wire.js';
 import { getJson, postJson } from './api.js';
 import { clock, dateTime, money, shortType, statusName } from './format.js';
 import { HeaderTable, JsonView } from './json-view.js';

@@ -73,6 +73,10 @@ describe('shared configuration', () => {
       'PARTNER_RETRY_SCHEDULE: "soon" is not a duration such as 500ms, 10s, 5m or 2h',
     );
     expect(readSharedConfig({ PARTNER_RETRY_SCHEDULE: '1s,2m' }).retrySchedule).toEqual([1000, 120_000]);
+    // The one duration grammar (docs/cli.md, Durations): a bare number is seconds, `d` is days.
+    expect(readSharedConfig({ PARTNER_RETRY_SCHEDULE: '10, 1m30s,1d' }).retrySchedule).toEqual([
+      10_000, 90_000, 86_400_000,
+    ]);
   });
 
   it('refuses a secret file others can read, or one that is missing, naming the flag and the file', () => {
@@ -106,7 +110,8 @@ describe('PARTNER_DELIVERY_POLL', () => {
     expect(readSharedConfig({ PARTNER_DELIVERY_POLL: '2s' }).deliveryPollMs).toBe(2_000);
     expect(readSharedConfig({ PARTNER_DELIVERY_POLL: '10m' }).deliveryPollMs).toBe(600_000);
     expect(readSharedConfig({}).deliveryPollMs).toBeUndefined();
-    for (const bad of ['5', '1s,2s', '50ms', '2h', 'soon'])
+    expect(readSharedConfig({ PARTNER_DELIVERY_POLL: '3' }).deliveryPollMs).toBe(3_000); // bare: seconds
+    for (const bad of ['1s,2s', '50ms', '2h', 'soon'])
       expect(fails(() => readSharedConfig({ PARTNER_DELIVERY_POLL: bad })).message).toMatch(
         /^PARTNER_DELIVERY_POLL/,
       );

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { parseDuration } from '../contract/duration.js';
 
 // What every instance of one service must be given alike (docs/deploy.md): the key that seals
 // webhook signing secrets and the operator token. It comes from configuration handed to all
@@ -28,15 +29,14 @@ export interface SharedConfigFlags {
   operatorTokenFile?: string | undefined;
 }
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
 /** `10s,1m,5m` → milliseconds; throws a message naming `where` on bad input. */
 export function parseRetrySchedule(text: string, where = '--retry-schedule'): number[] {
   const parts = text.split(',').map((p) => p.trim());
   return parts.map((p) => {
-    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(p);
-    if (!m) throw new ConfigError(`${where}: "${p}" is not a duration such as 500ms, 10s, 5m or 2h`);
-    return Math.round(Number(m[1]) * UNITS[m[2]!]!);
+    const ms = parseDuration(p);
+    if (ms === undefined)
+      throw new ConfigError(`${where}: "${p}" is not a duration such as 500ms, 10s, 5m or 2h`);
+    return ms;
   });
 }
 
@@ -106,10 +106,10 @@ export function readSharedConfig(env: NodeJS.ProcessEnv, flags: SharedConfigFlag
   if (env.PARTNER_RETRY_SCHEDULE)
     out.retrySchedule = parseRetrySchedule(env.PARTNER_RETRY_SCHEDULE, 'PARTNER_RETRY_SCHEDULE');
   if (env.PARTNER_DELIVERY_POLL) {
-    const [ms, ...more] = parseRetrySchedule(env.PARTNER_DELIVERY_POLL, 'PARTNER_DELIVERY_POLL');
-    if (more.length > 0 || ms! < 100 || ms! > 3_600_000)
+    const ms = parseDuration(env.PARTNER_DELIVERY_POLL.trim());
+    if (ms === undefined || ms < 100 || ms > 3_600_000)
       throw new ConfigError('PARTNER_DELIVERY_POLL: one duration from 100ms to 1h, such as 5s');
-    out.deliveryPollMs = ms!;
+    out.deliveryPollMs = ms;
   }
   return out;
 }

@@ -1,17 +1,16 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { runCli, tempDir } from '../cli/run-cli.js';
-import { BUSY_TIMEOUT } from './harness.js';
+import { runCli } from '../cli/run-cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { BUSY_TIMEOUT, ensureBuilt, root } from './harness.js';
 
 // The built binary, spawned: the exit-code table, --json output, the no-TTY no-hang rule, the
 // config file's mode and that no secret leaks. Needs `npm run build` (done here if dist is missing).
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'bin/partner.js');
 const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version as string;
 
@@ -66,10 +65,7 @@ function partner(
 }
 
 beforeAll(async () => {
-  if (!existsSync(join(root, 'dist/cli.js'))) {
-    const b = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, encoding: 'utf8' });
-    if (b.status !== 0) throw new Error(`build failed: ${b.stderr}`);
-  }
+  ensureBuilt();
   s = await startTestServer({ seed: 'demo' });
   configDir = tempDir('partner-bin-cfg-');
   const add = await partner(
@@ -157,7 +153,7 @@ describe('the binary', { timeout: BUSY_TIMEOUT }, () => {
         'to=2024-06-01T00:00:00Z',
       ]);
       expect(r.code).toBe(1);
-      // `api` prints the whole envelope, errors included.
+      // `api` prints the whole envelope, errors included (docs/cli.md).
       expect(r.stdout).toMatch(/"request_id": "req_[\s\S]*request_invalid_range/);
     });
     it('2 usage', async () => {
@@ -177,6 +173,8 @@ describe('the binary', { timeout: BUSY_TIMEOUT }, () => {
       const r = await partner(['branches', 'get', '999999']);
       expect(r.code).toBe(4);
       expect(r.stderr).toMatch(/resource_not_found/);
+      expect(r.stderr).toMatch(/request_id: req_/);
+      expect(r.stdout).toBe('');
     });
     it('5 conflict', async () => {
       const brands = JSON.parse((await partner(['brands', 'list', '--json'])).stdout)[0].brands;
@@ -187,9 +185,11 @@ describe('the binary', { timeout: BUSY_TIMEOUT }, () => {
         brand_id: brands[0].id,
         branch_id: branch.id,
       });
-      const r = await partner(['orders', 'patch', String(order.body.data.id), '--status', 'DELIVERED']);
+      const id = String(order.body.data.id);
+      const r = await partner(['orders', 'patch', id, '--status', 'DELIVERED', '--verbose']);
       expect(r.code).toBe(5);
       expect(r.stderr).toMatch(/state_invalid_transition/);
+      expect(r.stderr).toMatch(/details: .*"from"/s);
     });
     it('6 rate limited', async () => {
       const c = await s.issueCredential({
@@ -206,6 +206,7 @@ describe('the binary', { timeout: BUSY_TIMEOUT }, () => {
     it('7 network', async () => {
       const r = await partner(['brands', 'list', '--base-url', 'http://127.0.0.1:1']);
       expect(r.code).toBe(7);
+      expect(r.stderr).toMatch(/network: cannot reach/);
     });
   });
 

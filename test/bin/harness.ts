@@ -1,15 +1,15 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll } from 'vitest';
+import { root } from '../helpers/build.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+export { ensureBuilt, root } from '../helpers/build.js';
+export { tempDir } from '../helpers/temp-dir.js';
 
 // The built binary as a user's shell runs it: `node bin/partner.js …` in a child process with a
 // clean environment (no NODE_OPTIONS from the test runner: V8 flags decide whether the code cache
 // fits), private config, data and home dirs, no keyring, no terminal.
-
-export const root = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface Run {
   args: string[];
@@ -17,25 +17,6 @@ export interface Run {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
-}
-
-const created: string[] = [];
-afterAll(() => {
-  for (const d of created.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-/** A fresh temp dir, removed after the file's tests. */
-export function tempDir(prefix = 'partner-bin-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  created.push(dir);
-  return dir;
-}
-
-/** Builds dist/ once if it is missing (`npm test` builds first). */
-export function ensureBuilt(): void {
-  if (existsSync(join(root, 'dist/cli.cjs'))) return;
-  const b = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, encoding: 'utf8' });
-  if (b.status !== 0) throw new Error(`build failed: ${b.stderr}`);
 }
 
 /** Child processes at once, whatever the caller asks: the machine may have 2 busy cores. */

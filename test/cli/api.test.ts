@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Io } from '../../src/cli/io.js';
 import { run } from '../../src/cli/program.js';
 import { JsonSplitter } from '../../src/cli/output/json-stream.js';
-import { call, startTestServer, type TestServer } from '../helpers/server.js';
-import { fakePrompter, profileDir, runCli, tempDir } from './run-cli.js';
+import { startWithProfile } from '../helpers/profile.js';
+import { call, type TestServer } from '../helpers/server.js';
+import { fakePrompter, runCli, tempDir } from './run-cli.js';
 
 // `partner api` as gh's (issue 15 point 2), against the real server.
 
@@ -15,8 +16,7 @@ let configDir: string;
 let dir: string;
 
 beforeAll(async () => {
-  s = await startTestServer({ seed: 'demo' });
-  configDir = profileDir(s.baseUrl, s.credential);
+  ({ s, configDir } = await startWithProfile());
   dir = tempDir('partner-api-');
 });
 afterAll(async () => {

@@ -1,26 +1,19 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { tempDir } from './run-cli.js';
+import { root } from '../helpers/build.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+export { ensureBuilt } from '../helpers/build.js';
 
 // The built binary as a person's shell runs it: `node bin/partner.js …` in a child process, with
 // a private config dir and home, stdin closed or given, bounded in time.
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 export const bin = join(root, 'bin/partner.js');
 
 export interface BinResult {
   code: number | null;
   stdout: string;
   stderr: string;
-}
-
-/** Builds dist/ when it is missing (a fresh clone). */
-export function ensureBuilt(): void {
-  if (existsSync(join(root, 'dist/cli.js'))) return;
-  const b = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, encoding: 'utf8' });
-  if (b.status !== 0) throw new Error(`build failed: ${b.stderr}`);
 }
 
 export function partnerBin(

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatOpeningHours } from '../../src/cli/flows/bootstrap.js';
+import { formatOpeningHours } from '../../src/cli/commands/bootstrap-run.js';
 import { openProfiles } from '../../src/cli/profiles.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
 import { fakePrompter, profileDir, runCli } from './run-cli.js';

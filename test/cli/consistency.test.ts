@@ -1,7 +1,8 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stripAnsi } from '../../src/cli/output/text-width.js';
-import { call, startTestServer, type TestServer } from '../helpers/server.js';
+import { startWithProfile } from '../helpers/profile.js';
+import { call, type TestServer } from '../helpers/server.js';
 import { fakePrompter, profileDir, runCli, tempDir } from './run-cli.js';
 
 // One voice everywhere: the same error prefix, hints that name what the user really did, the
@@ -10,8 +11,7 @@ import { fakePrompter, profileDir, runCli, tempDir } from './run-cli.js';
 let s: TestServer;
 let configDir: string;
 beforeAll(async () => {
-  s = await startTestServer({ seed: 'demo' });
-  configDir = profileDir(s.baseUrl, s.credential);
+  ({ s, configDir } = await startWithProfile());
 });
 afterAll(async () => {
   await s?.close();

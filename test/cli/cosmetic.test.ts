@@ -3,9 +3,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startTestServer, type TestServer } from '../helpers/server.js';
+import { startWithProfile } from '../helpers/profile.js';
+import { call, type TestServer } from '../helpers/server.js';
 import { freshBrand } from '../server/menus-helpers.js';
-import { profileDir, tempDir } from './run-cli.js';
+import { tempDir } from './run-cli.js';
 
 // The small things of issue 21's "Cosmetic" paragraph, through the built binary against a real
 // server: each was seen wrong by a newcomer at a terminal.
@@ -22,8 +23,7 @@ beforeAll(async () => {
     const b = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, encoding: 'utf8' });
     if (b.status !== 0) throw new Error(`build failed: ${b.stderr}`);
   }
-  s = await startTestServer({ seed: 'demo' });
-  configDir = profileDir(s.baseUrl, s.credential);
+  ({ s, configDir } = await startWithProfile());
 }, 60_000);
 afterAll(async () => {
   await s?.close();

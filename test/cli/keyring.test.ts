@@ -119,10 +119,10 @@ describe('the keyring binding loads only when a profile needs it', () => {
     const api = await runBin(['orders', 'statuses', '--json'], env);
     const chunks = [...api.stderr.matchAll(/^\[esm\] (\S+)$/gm)].map((m) => m[1]);
     expect([...new Set(chunks)].sort()).toEqual(['api-command', 'rolldown-runtime']);
-    expect(chunks.filter((c) => /profiles-run|status|login|scope-probes/.test(c!))).toEqual([]);
+    expect(chunks.filter((c) => /profiles-run|auth-run|scope-probes/.test(c!))).toEqual([]);
     const status = await runBin(['auth', 'status', '--json'], env);
     expect(status.code, status.stderr).toBe(0);
-    expect(status.stderr).toMatch(/^\[esm\] status$/m);
+    expect(status.stderr).toMatch(/^\[esm\] auth-run$/m);
   });
 });
 

@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { profileDir, tempDir } from './run-cli.js';
+import { startWithProfile } from '../helpers/profile.js';
+import type { TestServer } from '../helpers/server.js';
+import { tempDir } from './run-cli.js';
 
 // `partner listen --local` through the binary, stopped by each signal a person's terminal sends:
 // Ctrl-C (SIGINT), `kill` (SIGTERM) and the terminal window closed (SIGHUP). Each time the
@@ -14,8 +15,7 @@ const bin = join(fileURLToPath(new URL('../../', import.meta.url)), 'bin/partner
 let s: TestServer;
 let configDir: string;
 beforeAll(async () => {
-  s = await startTestServer({ seed: 'demo' });
-  configDir = profileDir(s.baseUrl, s.credential);
+  ({ s, configDir } = await startWithProfile());
 });
 afterAll(async () => {
   await s?.close();

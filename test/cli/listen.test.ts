@@ -2,16 +2,16 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../src/webhooks/signature.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { type CliResult, profileDir, runCli, tempDir } from './run-cli.js';
+import { startWithProfile } from '../helpers/profile.js';
+import type { TestServer } from '../helpers/server.js';
+import { type CliResult, runCli, tempDir } from './run-cli.js';
 
 // `partner listen` and `partner webhooks sign|verify`, in-process.
 
 let s: TestServer;
 let configDir: string;
 beforeAll(async () => {
-  s = await startTestServer({ seed: 'demo' });
-  configDir = profileDir(s.baseUrl, s.credential);
+  ({ s, configDir } = await startWithProfile());
 });
 afterAll(async () => {
   await s?.close();

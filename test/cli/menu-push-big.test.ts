@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listBound } from '../../src/menu/bounds.js';
 import { BIG, bigMenu } from '../helpers/big-menu.js';
+import { startWithProfile } from '../helpers/profile.js';
 import { startProxy } from '../helpers/proxy.js';
-import { call, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, type TestServer } from '../helpers/server.js';
 import { freshBrand } from '../server/menus-helpers.js';
 import { profileDir, runCli, tempDir } from './run-cli.js';
 
@@ -18,8 +19,7 @@ let configDir: string;
 let proxy: Awaited<ReturnType<typeof startProxy>>;
 
 beforeAll(async () => {
-  s = await startTestServer({ seed: 'demo', rateLimit: 1_000_000 });
-  configDir = profileDir(s.baseUrl, s.credential);
+  ({ s, configDir } = await startWithProfile({ rateLimit: 1_000_000 }));
   proxy = await startProxy(s.baseUrl);
 });
 afterAll(async () => {

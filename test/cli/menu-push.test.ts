@@ -11,10 +11,11 @@ import {
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWithProfile } from '../helpers/profile.js';
 import { startProxy } from '../helpers/proxy.js';
-import { call, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, type TestServer } from '../helpers/server.js';
 import { freshBrand } from '../server/menus-helpers.js';
-import { fakePrompter, profileDir, runCli, tempDir } from './run-cli.js';
+import { fakePrompter, runCli, tempDir } from './run-cli.js';
 
 // `partner menu push` / `menu diff` against the real server (Fastify + SQLite), in-process with
 // an injected Io, through a fault-injecting proxy (lost answers, a dead network) and as the
@@ -29,8 +30,7 @@ let configDir: string;
 
 beforeAll(async () => {
   // A limit the many pushes of this file do not reach; the pacing test issues its own credential.
-  s = await startTestServer({ seed: 'demo', rateLimit: 1_000_000 });
-  configDir = profileDir(s.baseUrl, s.credential);
+  ({ s, configDir } = await startWithProfile({ rateLimit: 1_000_000 }));
 });
 afterAll(async () => {
   await s?.close();

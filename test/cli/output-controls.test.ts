@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Io } from '../../src/cli/io.js';
 import { run } from '../../src/cli/program.js';
 import { sign } from '../../src/webhooks/signature.js';
-import { call, startTestServer, type TestServer } from '../helpers/server.js';
-import { fakePrompter, profileDir, runCli } from './run-cli.js';
+import { startWithProfile } from '../helpers/profile.js';
+import { call, type TestServer } from '../helpers/server.js';
+import { fakePrompter, runCli } from './run-cli.js';
 
 // Output controls (issue 15 point 1): --json FIELDS, --jq, --template on the real server, and
 // one output shape per list command with or without --all.
@@ -13,8 +14,7 @@ let s: TestServer;
 let configDir: string;
 
 beforeAll(async () => {
-  s = await startTestServer({ seed: 'demo' });
-  configDir = profileDir(s.baseUrl, s.credential);
+  ({ s, configDir } = await startWithProfile());
 });
 afterAll(async () => {
   await s?.close();

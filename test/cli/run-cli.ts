@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll } from 'vitest';
 import type { Io, Prompter } from '../../src/cli/io.js';
-import { run } from '../../src/cli/program.js';
-import { openProfiles } from '../../src/cli/profiles.js';
+import { type ParsedCommand, parseCommandLine, run } from '../../src/cli/program.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 // Runs the CLI in-process with an injected Io: TTY on or off, a scripted prompter, a fixed
 // clock, and a private config dir.
@@ -54,51 +50,25 @@ export interface CliOptions {
   onStdout?: (chunk: string) => void;
 }
 
-const created: string[] = [];
-// Registered once per test file (vitest isolates modules per file).
-afterAll(() => {
-  for (const d of created.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+// The shared helpers, re-exported where CLI tests have always imported them.
+export { profileDir } from '../helpers/profile.js';
+export { tempDir } from '../helpers/temp-dir.js';
 
-/** A fresh temp dir, removed after the test file. */
-export function tempDir(prefix = 'partner-cli-'): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  created.push(d);
-  return d;
-}
-
-/** A fresh config dir (removed after the test file) holding one profile `local` for this server and credential. */
-export function profileDir(
-  baseUrl: string,
-  cred: { key: string; secret: string },
-  prefix = 'partner-cfg-',
-): string {
-  const dir = tempDir(prefix);
-  openProfiles({ configDir: dir }).save({
-    name: 'local',
-    base_url: baseUrl,
-    key: cred.key,
-    secret: cred.secret,
-  });
-  return dir;
-}
-
-export async function runCli(argv: string[], o: CliOptions = {}): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
+/** The Io of an in-process run: output captured into `out`, nothing of the developer's machine. */
+export function testIo(o: CliOptions, out: { stdout: string; stderr: string }): Io {
   const tty = o.tty ?? false;
   const now = o.now ?? Date.now();
-  const io: Io = {
+  return {
     stdout: {
       write: (s: string) => {
-        stdout += s;
+        out.stdout += s;
         o.onStdout?.(s);
         return true;
       },
     },
     stderr: {
       write: (s: string) => {
-        stderr += s;
+        out.stderr += s;
         o.onStderr?.(s);
         return true;
       },
@@ -116,6 +86,26 @@ export async function runCli(argv: string[], o: CliOptions = {}): Promise<CliRes
     cwd: o.cwd ?? process.cwd(),
     ...(o.untilStopped ? { untilStopped: o.untilStopped } : {}),
   };
-  const code = await run(argv, io);
-  return { code, stdout, stderr };
+}
+
+export async function runCli(argv: string[], o: CliOptions = {}): Promise<CliResult> {
+  const out = { stdout: '', stderr: '' };
+  const code = await run(argv, testIo(o, out));
+  return { code, ...out };
+}
+
+/**
+ * What a command line reads as, without running it (argv → typed options: no server, no
+ * request): `{command, args, options}`, or the usage error it is refused with.
+ */
+export async function parseArgv(
+  argv: string[],
+  o: CliOptions = {},
+): Promise<ParsedCommand | { error: string; stderr: string }> {
+  const out = { stdout: '', stderr: '' };
+  try {
+    return await parseCommandLine(argv, testIo(o, out));
+  } catch (err) {
+    return { error: (err as Error).message, stderr: out.stderr };
+  }
 }

@@ -2,11 +2,11 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openProfiles } from '../../src/cli/profiles.js';
 import { sign } from '../../src/webhooks/signature.js';
 import { runCli } from '../cli/run-cli.js';
+import { startWithProfile } from '../helpers/profile.js';
 import { startRecorder } from '../helpers/receiver.js';
-import { call, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, type TestServer } from '../helpers/server.js';
 import { freshBrand } from '../server/menus-helpers.js';
 import {
   type Browser,
@@ -35,14 +35,7 @@ let shots: string;
 beforeAll(async () => {
   if (!support.ok) throw new Error(`PARTNER_TEST_BROWSER=required, but ${support.reason}`);
   ensureBuilt();
-  s = await startTestServer({ seed: 'demo', retrySchedule: [200, 400], rateLimit: 1_000_000 });
-  configDir = tempDir('partner-cfg-');
-  openProfiles({ configDir }).save({
-    name: 'local',
-    base_url: s.baseUrl,
-    key: s.credential.key,
-    secret: s.credential.secret,
-  });
+  ({ s, configDir } = await startWithProfile({ retrySchedule: [200, 400], rateLimit: 1_000_000 }));
   browser = await launchBrowser();
   shots = screenshotDir();
 }, 60_000);

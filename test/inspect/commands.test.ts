@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openProfiles } from '../../src/cli/profiles.js';
 import { runCli } from '../cli/run-cli.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startWithProfile } from '../helpers/profile.js';
+import type { TestServer } from '../helpers/server.js';
 import { ensureBuilt, startInProcess, tempDir } from './harness.js';
 
 // The three ways to the page: `partner inspect`, `local start --inspect`, `listen --inspect`;
@@ -14,14 +15,7 @@ let s: TestServer;
 let configDir: string;
 beforeAll(async () => {
   ensureBuilt();
-  s = await startTestServer({ seed: 'demo' });
-  configDir = tempDir('partner-cfg-');
-  openProfiles({ configDir }).save({
-    name: 'local',
-    base_url: s.baseUrl,
-    key: s.credential.key,
-    secret: s.credential.secret,
-  });
+  ({ s, configDir } = await startWithProfile());
 }, 60_000);
 afterAll(async () => {
   await s?.close();

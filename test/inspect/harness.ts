@@ -1,35 +1,16 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import { afterAll } from 'vitest';
 import type { Io } from '../../src/cli/io.js';
 import { run } from '../../src/cli/program.js';
+import { ensureBuilt, root } from '../helpers/build.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+export { ensureBuilt, root } from '../helpers/build.js';
+export { tempDir } from '../helpers/temp-dir.js';
 
 // Runs a foreground command that serves the inspect page (`inspect`, `listen --inspect`,
 // `local start --inspect`) in-process or as the built binary, and waits for the URL it prints.
-
-export const root = fileURLToPath(new URL('../../', import.meta.url));
-
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-export function tempDir(prefix = 'partner-inspect-'): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
-
-/** The page is served from dist/inspect/: build once when it is missing (npm test builds first). */
-export function ensureBuilt(): void {
-  if (existsSync(join(root, 'dist/inspect/index.html')) && existsSync(join(root, 'dist/cli.js'))) return;
-  const b = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, encoding: 'utf8' });
-  if (b.status !== 0) throw new Error(`build failed: ${b.stderr}`);
-}
 
 export interface Running {
   /** The inspect page's URL with its token. */

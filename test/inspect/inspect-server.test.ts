@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openProfiles } from '../../src/cli/profiles.js';
+import { startWithProfile } from '../helpers/profile.js';
 import { startRecorder } from '../helpers/receiver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ensureBuilt, type Running, startInProcess, tempDir } from './harness.js';
@@ -14,15 +14,8 @@ let inspect: Running;
 
 beforeAll(async () => {
   ensureBuilt();
-  s = await startTestServer({ seed: 'demo' });
+  ({ s, configDir } = await startWithProfile());
   rec = await startRecorder();
-  configDir = tempDir('partner-cfg-');
-  openProfiles({ configDir }).save({
-    name: 'local',
-    base_url: s.baseUrl,
-    key: s.credential.key,
-    secret: s.credential.secret,
-  });
   inspect = await startInProcess(['inspect', '--data', s.dataDir], { configDir });
 }, 60_000);
 afterAll(async () => {

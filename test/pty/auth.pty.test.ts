@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openProfiles } from '../../src/cli/profiles.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, KEYS, spawnPartner, tempDir } from './harness.js';
+import { cleanup, ensureBuilt, KEYS, spawnPartner, tempDir, localProfile } from './harness.js';
 
 // `partner auth login` and `partner auth status` at a real terminal: the prompts typed as a person
 // types them (the secret never on screen), and the status fitting an 80-column terminal.
@@ -65,8 +65,7 @@ describe('auth at a real terminal', () => {
   });
 
   it('status fits 80 columns: every line within the width, scopes wrapped under their label', async () => {
-    const configDir = tempDir('partner-pty-cfg-');
-    openProfiles({ configDir }).save({ name: 'local', base_url: s.baseUrl, ...s.credential });
+    const configDir = localProfile(s);
     const t = spawnPartner(['auth', 'status'], { configDir, cols: 80, rows: 30 });
     expect(await t.exit(30_000)).toBe(0);
     const text = t.history().join('\n');

@@ -1,8 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openProfiles } from '../../src/cli/profiles.js';
 import { startRecorder } from '../helpers/receiver.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, KEYS, spawnPartner, tempDir } from './harness.js';
+import { cleanup, ensureBuilt, KEYS, spawnPartner, localProfile } from './harness.js';
 
 // The local developer loop at a real terminal: `partner logs tail` shows each request as it is
 // answered, coloured, and Ctrl-C typed at the terminal ends it with exit 0; `partner trigger`
@@ -25,17 +24,6 @@ afterAll(async () => {
   await s?.close();
 });
 afterEach(() => cleanup());
-
-function localProfile(): string {
-  const dir = tempDir('partner-pty-cfg-');
-  openProfiles({ configDir: dir }).save({
-    name: 'local',
-    base_url: s.baseUrl,
-    key: s.credential.key,
-    secret: s.credential.secret,
-  });
-  return dir;
-}
 
 // Bounds, not speeds: under load a binary's start and a delivery take longer, never fail.
 describe('at a terminal', { timeout: 120_000 }, () => {
@@ -77,7 +65,7 @@ describe('at a terminal', { timeout: 120_000 }, () => {
 
   it('trigger: what was fired, and what the receiver answered', async () => {
     const t = spawnPartner(['trigger', 'order.status', '--brand', '1', '--branch', '1'], {
-      configDir: localProfile(),
+      configDir: localProfile(s),
       env: { PARTNER_DATA_DIR: s.dataDir },
       cols: 100,
     });

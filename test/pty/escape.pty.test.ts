@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openProfiles } from '../../src/cli/profiles.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, KEYS, spawnPartner, tempDir } from './harness.js';
+import { cleanup, ensureBuilt, KEYS, spawnPartner, tempDir, localProfile } from './harness.js';
 
 // Escape at a prompt cancels it exactly as Ctrl-C does (prompts.pty.test.ts): "Cancelled.",
 // exit 1, nothing changed, no error dump. A person reaches for Escape to back out of a menu.
@@ -16,17 +16,6 @@ afterAll(async () => {
 });
 afterEach(() => cleanup());
 
-function localProfile(): string {
-  const dir = tempDir('partner-pty-cfg-');
-  openProfiles({ configDir: dir }).save({
-    name: 'local',
-    base_url: s.baseUrl,
-    key: s.credential.key,
-    secret: s.credential.secret,
-  });
-  return dir;
-}
-
 describe('Escape at a prompt', { timeout: 120_000 }, () => {
   it('a list (orders patch): cancelled, nothing changed', async () => {
     const brands = (await call(s, 'GET', '/v1/partner/brands')).body.data[0].brands;
@@ -40,7 +29,7 @@ describe('Escape at a prompt', { timeout: 120_000 }, () => {
         items: 2,
       })
     ).body.data;
-    const t = spawnPartner(['orders', 'patch', String(order.id)], { configDir: localProfile() });
+    const t = spawnPartner(['orders', 'patch', String(order.id)], { configDir: localProfile(s) });
     await t.waitFor('ACCEPTED', 30_000);
     t.write(KEYS.escape);
     await t.waitFor('Cancelled.', 30_000);
@@ -52,7 +41,7 @@ describe('Escape at a prompt', { timeout: 120_000 }, () => {
   it('a confirmation (an API delete): cancelled, nothing deleted', async () => {
     const created = await call(s, 'POST', '/v1/partner/price/groups', { body: { title: 'Escaped delete' } });
     const id = created.body.data.id as number;
-    const t = spawnPartner(['price-groups', 'delete', String(id)], { configDir: localProfile() });
+    const t = spawnPartner(['price-groups', 'delete', String(id)], { configDir: localProfile(s) });
     await t.waitFor(`Delete price-groups ${id}?`, 30_000);
     t.write(KEYS.escape);
     await t.waitFor('Cancelled.', 30_000);

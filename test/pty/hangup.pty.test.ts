@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openProfiles } from '../../src/cli/profiles.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, spawnPartner, tempDir } from './harness.js';
+import { cleanup, ensureBuilt, spawnPartner, tempDir, localProfile } from './harness.js';
 
 // A foreground command whose terminal window is closed (SIGHUP, then EIO on every write) cleans
 // up as Ctrl-C does: `listen --local` removes its registration, `local start` releases its lock.
@@ -29,13 +28,7 @@ async function gone(t: { running(): boolean }, ms = 30_000): Promise<void> {
 
 describe('the terminal closed', { timeout: 120_000 }, () => {
   it('listen --local removes its registration', async () => {
-    const configDir = tempDir('partner-pty-cfg-');
-    openProfiles({ configDir }).save({
-      name: 'local',
-      base_url: s.baseUrl,
-      key: s.credential.key,
-      secret: s.credential.secret,
-    });
+    const configDir = localProfile(s);
     const t = spawnPartner(['listen', '--local', '--port', '0'], {
       configDir,
       env: { PARTNER_DATA_DIR: s.dataDir },

@@ -1,11 +1,13 @@
-import { spawnSync } from 'node:child_process';
-import { closeSync, constants, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, constants, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { IPty } from '@lydell/node-pty';
 import type { Terminal as XTerm } from '@xterm/headless';
+import { root } from '../helpers/build.js';
+import { type Credential, writeLocalProfile } from '../helpers/profile.js';
+import { tempDirs } from '../helpers/temp-dir.js';
+
+export { ensureBuilt, root } from '../helpers/build.js';
 
 // A real terminal for tests: the built `bin/partner.js` runs under a pseudo-terminal (node-pty),
 // its output is fed to a headless xterm, and tests read the *screen* as a person sees it, type
@@ -16,15 +18,7 @@ const require = createRequire(import.meta.url);
 const pty = require('@lydell/node-pty') as typeof import('@lydell/node-pty');
 const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');
 
-export const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'bin/partner.js');
-
-/** Builds dist/ when it is missing (`npm test` builds first; a lone `vitest run` may not have). */
-export function ensureBuilt(): void {
-  if (existsSync(join(root, 'dist/cli.js'))) return;
-  const b = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, encoding: 'utf8' });
-  if (b.status !== 0) throw new Error(`build failed: ${b.stderr}`);
-}
 
 export const KEYS = {
   up: '\u001b[A',
@@ -82,20 +76,21 @@ export interface PtySession {
 }
 
 const live = new Set<PtySession>();
-const dirs: string[] = [];
+const dirs = tempDirs('partner-pty-');
 
-/** A temp dir removed by `cleanup()`. */
-export function tempDir(prefix = 'partner-pty-'): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
+/** A temp dir removed by `cleanup()`, i.e. after each test. */
+export const tempDir = dirs.make;
+
+/** A config dir (removed by `cleanup()`) whose default profile `local` is the test server's demo credential. */
+export function localProfile(s: { baseUrl: string; credential: Credential }): string {
+  return writeLocalProfile(tempDir('partner-pty-cfg-'), s.baseUrl, s.credential);
 }
 
 /** Kills whatever a test left running and removes the temp dirs (call in afterEach). */
 export function cleanup(): void {
   for (const s of live) s.kill();
   live.clear();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  dirs.remove();
 }
 
 function lineText(term: XTerm, y: number): string {

@@ -1,8 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openProfiles } from '../../src/cli/profiles.js';
 import { runCli } from '../cli/run-cli.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, spawnPartner, tempDir } from './harness.js';
+import { cleanup, ensureBuilt, spawnPartner, localProfile } from './harness.js';
 
 // `--jq` at a terminal is coloured as jq colours at a terminal (jq's own -C); never when piped,
 // with NO_COLOR or with --no-color. Strings stay raw (jq -r), as before.
@@ -15,13 +14,7 @@ beforeAll(async () => {
 }, 60_000);
 // A profile per test: the harness's cleanup removes its temp dirs after each.
 beforeEach(() => {
-  configDir = tempDir('partner-pty-cfg-');
-  openProfiles({ configDir }).save({
-    name: 'local',
-    base_url: s.baseUrl,
-    key: s.credential.key,
-    secret: s.credential.secret,
-  });
+  configDir = localProfile(s);
 });
 afterAll(async () => {
   await s?.close();

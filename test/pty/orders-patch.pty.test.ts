@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openProfiles } from '../../src/cli/profiles.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, KEYS, spawnPartner, tempDir } from './harness.js';
+import { cleanup, ensureBuilt, KEYS, spawnPartner, localProfile } from './harness.js';
 
 // `orders patch ID` without --status at a real terminal (issue 21 point 9): the order's status
 // is shown and only the moves the transition table allows from it are offered; a final status
@@ -16,17 +15,6 @@ afterAll(async () => {
   await s?.close();
 });
 afterEach(() => cleanup());
-
-function localProfile(): string {
-  const dir = tempDir('partner-pty-cfg-');
-  openProfiles({ configDir: dir }).save({
-    name: 'local',
-    base_url: s.baseUrl,
-    key: s.credential.key,
-    secret: s.credential.secret,
-  });
-  return dir;
-}
 
 async function orderIn(status: string): Promise<number> {
   const r = await s.operator('POST', '/v1/operator/orders', {
@@ -49,7 +37,7 @@ async function offered(
   id: number,
   current: string,
 ): Promise<{ t: ReturnType<typeof spawnPartner>; screen: string }> {
-  const t = spawnPartner(['orders', 'patch', String(id), '--no-color'], { configDir: localProfile() });
+  const t = spawnPartner(['orders', 'patch', String(id), '--no-color'], { configDir: localProfile(s) });
   const screen = (await t.waitFor(`Order ${id} is ${current}. New status:`, 30_000)).join('\n');
   return { t, screen };
 }
@@ -80,7 +68,7 @@ describe('orders patch ID at a terminal offers the legal moves only', () => {
 
   it('a DELIVERED order: nothing offered, said so, exit 5, nothing sent', async () => {
     const id = await orderIn('DELIVERED');
-    const t = spawnPartner(['orders', 'patch', String(id), '--no-color'], { configDir: localProfile() });
+    const t = spawnPartner(['orders', 'patch', String(id), '--no-color'], { configDir: localProfile(s) });
     expect(await t.exit(30_000)).toBe(5);
     const text = t.history().join('\n');
     expect(text).toMatch(new RegExp(`order ${id} is DELIVERED, a final status`));

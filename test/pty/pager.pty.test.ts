@@ -1,9 +1,17 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openProfiles } from '../../src/cli/profiles.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, KEYS, type PtySession, root, spawnPartner, tempDir } from './harness.js';
+import {
+  cleanup,
+  ensureBuilt,
+  KEYS,
+  type PtySession,
+  root,
+  spawnPartner,
+  tempDir,
+  localProfile,
+} from './harness.js';
 
 // The pager at a real terminal (issue 15 point 6): the built binary under a pty, with the real
 // `less -FRX` by default. `partner openapi` is the long output (600 kB, far beyond a pipe's
@@ -19,17 +27,6 @@ afterAll(async () => {
   await s?.close();
 });
 afterEach(() => cleanup());
-
-function serverProfile(): string {
-  const dir = tempDir('partner-pty-cfg-');
-  openProfiles({ configDir: dir }).save({
-    name: 'local',
-    base_url: s.baseUrl,
-    key: s.credential.key,
-    secret: s.credential.secret,
-  });
-  return dir;
-}
 
 /** A config dir with one profile, so `profiles list` prints one short line. */
 function withProfile(): string {
@@ -71,7 +68,7 @@ const FAILURE = /ENOENT|EPIPE|unexpected error|^error: /m;
 
 describe('pager at a terminal', () => {
   it('long output from the API is paged the same way', async () => {
-    const t = spawnPartner(['orders', 'statuses', '--json'], { rows: 10, configDir: serverProfile() });
+    const t = spawnPartner(['orders', 'statuses', '--json'], { rows: 10, configDir: localProfile(s) });
     const screen = await t.waitFor(lessPrompt, 30_000);
     expect(screen[0]).toBe('[');
     t.write('q');
@@ -81,7 +78,7 @@ describe('pager at a terminal', () => {
   it('--jq output at a terminal: indented, and paged when long', async () => {
     const t = spawnPartner(['orders', 'statuses', '--jq', '.[] | {id, status}'], {
       rows: 10,
-      configDir: serverProfile(),
+      configDir: localProfile(s),
     });
     const screen = await t.waitFor(lessPrompt, 30_000);
     expect(screen.slice(0, 4)).toEqual(['{', '  "id": 1,', '  "status": "PLACED"', '}']);
@@ -120,7 +117,7 @@ describe('pager at a terminal', () => {
   it('--no-pager prints everything and ends without a key', async () => {
     const t = spawnPartner(['orders', 'statuses', '--json', '--no-pager'], {
       rows: 10,
-      configDir: serverProfile(),
+      configDir: localProfile(s),
     });
     expect(await t.exit(10_000)).toBe(0);
     expect(await lastLine(t, ']')).toBe(']');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openProfiles } from '../../src/cli/profiles.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, KEYS, spawnPartner, tempDir } from './harness.js';
+import { cleanup, ensureBuilt, KEYS, spawnPartner, tempDir, localProfile } from './harness.js';
 
 // The guided prompts against a real server, answered at a real terminal: bootstrap's default
 // brand, orders patch's status list, menu push's confirmation and an API delete's confirmation.
@@ -17,18 +17,6 @@ afterAll(async () => {
   await s?.close();
 });
 afterEach(() => cleanup());
-
-/** A config dir with the profile `local` (default) for the test server. */
-function localProfile(): string {
-  const dir = tempDir('partner-pty-cfg-');
-  openProfiles({ configDir: dir }).save({
-    name: 'local',
-    base_url: s.baseUrl,
-    key: s.credential.key,
-    secret: s.credential.secret,
-  });
-  return dir;
-}
 
 async function placedOrder(): Promise<{ id: number; brand: number; branch: number }> {
   const brands = (await call(s, 'GET', '/v1/partner/brands')).body.data[0].brands;
@@ -46,7 +34,7 @@ async function placedOrder(): Promise<{ id: number; brand: number; branch: numbe
 
 describe('prompts at a real terminal', () => {
   it('bootstrap: the default-brand prompt answered with the keyboard is saved on the profile', async () => {
-    const configDir = localProfile();
+    const configDir = localProfile(s);
     const t = spawnPartner(['bootstrap'], { configDir });
     await t.waitFor('Save a default brand and branch on profile "local"?', 30_000);
     // The whole report fits 80 columns: long cells wrap inside their column, no line wraps.
@@ -67,7 +55,7 @@ describe('prompts at a real terminal', () => {
   });
 
   it('orders patch without --status: arrow keys pick CANCELLED, the reason is asked, the order moves', async () => {
-    const configDir = localProfile();
+    const configDir = localProfile(s);
     const order = await placedOrder();
     const t = spawnPartner(['orders', 'patch', String(order.id)], { configDir });
     await t.waitFor(`Order ${order.id} is PLACED. New status:`);
@@ -88,7 +76,7 @@ describe('prompts at a real terminal', () => {
   });
 
   it('orders patch: Enter on the first choice accepts a placed order', async () => {
-    const configDir = localProfile();
+    const configDir = localProfile(s);
     const order = await placedOrder();
     const t = spawnPartner(['orders', 'patch', String(order.id)], { configDir });
     await t.waitFor('ACCEPTED');
@@ -98,7 +86,7 @@ describe('prompts at a real terminal', () => {
   });
 
   it('Ctrl-C at a prompt cancels: "Cancelled.", exit 1, nothing changed, no error dump', async () => {
-    const configDir = localProfile();
+    const configDir = localProfile(s);
     const order = await placedOrder();
     const t = spawnPartner(['orders', 'patch', String(order.id)], { configDir });
     await t.waitFor('ACCEPTED');
@@ -110,7 +98,7 @@ describe('prompts at a real terminal', () => {
   });
 
   it('menu push FILE --brand ID asks before writing, and pushes once confirmed', async () => {
-    const configDir = localProfile();
+    const configDir = localProfile(s);
     const order = await placedOrder();
     const dir = tempDir('partner-pty-menu-');
     const file = join(dir, 'menu.yaml');
@@ -138,7 +126,7 @@ describe('prompts at a real terminal', () => {
   });
 
   it('an API delete asks first: "no" deletes nothing, "yes" deletes', async () => {
-    const configDir = localProfile();
+    const configDir = localProfile(s);
     const created = await call(s, 'POST', '/v1/partner/price/groups', { body: { title: 'Typed delete' } });
     expect(created.status).toBe(201);
     const id = created.body.data.id as number;

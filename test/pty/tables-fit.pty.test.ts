@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openProfiles } from '../../src/cli/profiles.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, spawnPartner, tempDir } from './harness.js';
+import { cleanup, ensureBuilt, spawnPartner, localProfile } from './harness.js';
 
 // Tables at a real terminal (issue 21 point 4): paging is the default there, and the table must
 // still fit the terminal's width (the pager's pipe has none of its own), through the real
@@ -31,21 +30,10 @@ afterAll(async () => {
 });
 afterEach(() => cleanup());
 
-function serverProfile(): string {
-  const dir = tempDir('partner-pty-cfg-');
-  openProfiles({ configDir: dir }).save({
-    name: 'local',
-    base_url: s.baseUrl,
-    key: s.credential.key,
-    secret: s.credential.secret,
-  });
-  return dir;
-}
-
 async function table(args: string[], cols: number): Promise<string[]> {
   const op = args[0] === 'operator' ? ['--server', s.baseUrl, '--token', s.operatorToken] : [];
   // Rows enough for the whole table: less -F then prints it and quits, as at a real terminal.
-  const t = spawnPartner([...args, ...op], { cols, rows: 40, configDir: serverProfile() });
+  const t = spawnPartner([...args, ...op], { cols, rows: 40, configDir: localProfile(s) });
   expect(await t.exit(30_000)).toBe(0);
   const lines = t.history().filter((l) => l !== '');
   expect(lines.length, lines.join('\n')).toBeGreaterThan(1);

@@ -1,8 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openProfiles } from '../../src/cli/profiles.js';
 import { startRecorder } from '../helpers/receiver.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, spawnPartner, tempDir } from './harness.js';
+import { cleanup, ensureBuilt, spawnPartner, localProfile } from './harness.js';
 
 // `partner trigger` at a real terminal (issue 21, cosmetic): a receiver that answers 401 is no
 // success, so the event's line is not marked ✓.
@@ -29,13 +28,7 @@ afterEach(() => cleanup());
 
 describe('trigger marks', () => {
   it('a receiver answering 401: not marked ✓', async () => {
-    const configDir = tempDir('partner-pty-cfg-');
-    openProfiles({ configDir }).save({
-      name: 'local',
-      base_url: s.baseUrl,
-      key: s.credential.key,
-      secret: s.credential.secret,
-    });
+    const configDir = localProfile(s);
     const t = spawnPartner(['trigger', 'order.created', '--no-color'], {
       configDir,
       env: { PARTNER_DATA_DIR: s.dataDir },

@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openProfiles } from '../../src/cli/profiles.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, spawnPartner, tempDir } from './harness.js';
+import { cleanup, ensureBuilt, spawnPartner, localProfile } from './harness.js';
 
 // `orders watch --verbose` at a real terminal: the request lines go into the frame's recent lines
 // instead of being written over the live screen (which tore it: lines at the cursor, the title
@@ -19,13 +18,7 @@ afterEach(() => cleanup());
 
 describe('orders watch --verbose at a terminal', { timeout: 120_000 }, () => {
   it('shows the request lines inside the frame; the frame stays whole', async () => {
-    const configDir = tempDir('partner-pty-cfg-');
-    openProfiles({ configDir }).save({
-      name: 'local',
-      base_url: s.baseUrl,
-      key: s.credential.key,
-      secret: s.credential.secret,
-    });
+    const configDir = localProfile(s);
     const t = spawnPartner(['orders', 'watch', '--verbose', '--interval', '300ms', '--duration', '60s'], {
       configDir,
     });

@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openProfiles } from '../../src/cli/profiles.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, KEYS, type PtySession, spawnPartner, tempDir } from './harness.js';
+import { cleanup, ensureBuilt, KEYS, type PtySession, spawnPartner, localProfile } from './harness.js';
 
 // `orders watch` in an 80×24 terminal: more orders than rows, an action by key and by the menu,
 // a resize. What a person must always see: the title and the column header at the top, the
@@ -16,17 +15,6 @@ afterAll(async () => {
   await s?.close();
 });
 afterEach(() => cleanup());
-
-function localProfile(): string {
-  const dir = tempDir('partner-pty-cfg-');
-  openProfiles({ configDir: dir }).save({
-    name: 'local',
-    base_url: s.baseUrl,
-    key: s.credential.key,
-    secret: s.credential.secret,
-  });
-  return dir;
-}
 
 async function newOrder(): Promise<number> {
   const r = await s.operator('POST', '/v1/operator/orders', {
@@ -49,7 +37,7 @@ function expectWholeScreen(t: PtySession) {
 
 describe('orders watch at a real terminal', () => {
   it('fits 80×24 with more orders than rows, acts on the selected order, follows a resize', async () => {
-    const configDir = localProfile();
+    const configDir = localProfile(s);
     const ids: number[] = [];
     for (let i = 0; i < 18; i++) ids.push(await newOrder());
     const newest = ids.at(-1)!;

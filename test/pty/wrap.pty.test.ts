@@ -1,9 +1,17 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openProfiles } from '../../src/cli/profiles.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, KEYS, type PtySession, root, spawnPartner, tempDir } from './harness.js';
+import {
+  cleanup,
+  ensureBuilt,
+  KEYS,
+  type PtySession,
+  root,
+  spawnPartner,
+  tempDir,
+  localProfile,
+} from './harness.js';
 
 // Messages at a real 80-column terminal break at word boundaries (issue 21, Cosmetic): the
 // program wraps them itself, so the terminal never breaks a row (mid-word or before a space).
@@ -17,17 +25,6 @@ afterAll(async () => {
   await s?.close();
 });
 afterEach(() => cleanup());
-
-function localProfile(): string {
-  const dir = tempDir('partner-pty-cfg-');
-  openProfiles({ configDir: dir }).save({
-    name: 'local',
-    base_url: s.baseUrl,
-    key: s.credential.key,
-    secret: s.credential.secret,
-  });
-  return dir;
-}
 
 /**
  * Rows the terminal broke itself (a line wider than the screen), shown as `above⏎below`: in the
@@ -63,7 +60,7 @@ describe('messages wrap at word boundaries on an 80-column terminal', () => {
   it('the menu diff summary', async () => {
     const t = await run(
       ['menu', 'diff', 'test/fixtures/menu.sample.yaml', '--brand', '1', '--no-pager'],
-      localProfile(),
+      localProfile(s),
     );
     expect(t.history().join('\n')).toMatch(/\S/);
     expect(terminalBreaks(t), t.history().join('\n')).toEqual([]);
@@ -89,7 +86,7 @@ describe('messages wrap at word boundaries on an 80-column terminal', () => {
   it('the orders watch summary', async () => {
     const t = await run(
       ['orders', 'watch', '--since', '1h', '--max-polls', '1', '--no-pager'],
-      localProfile(),
+      localProfile(s),
     );
     expect(terminalBreaks(t), t.history().join('\n')).toEqual([]);
   });
@@ -98,7 +95,7 @@ describe('messages wrap at word boundaries on an 80-column terminal', () => {
     const t = spawnPartner(['listen', '--local', '--port', '0'], {
       cols: 80,
       rows: 60,
-      configDir: localProfile(),
+      configDir: localProfile(s),
       env: { PARTNER_DATA_DIR: s.dataDir },
     });
     await t.waitFor('Ctrl-C stops', 30_000);
@@ -116,7 +113,7 @@ describe('messages wrap at word boundaries on an 80-column terminal', () => {
   });
 
   it('the menu get tree', async () => {
-    const t = await run(['menu', 'get', '--brand', '1', '--branch', '1', '--no-pager'], localProfile());
+    const t = await run(['menu', 'get', '--brand', '1', '--branch', '1', '--no-pager'], localProfile(s));
     expect(t.history().join('\n')).toContain('section');
     expect(terminalBreaks(t), t.history().join('\n')).toEqual([]);
   });

@@ -7,7 +7,7 @@ import type { ApiResponse, CallInput } from '../../client/client.js';
 // auth_forbidden` means missing and a `400` (or `404`) means held. Validation failures are not
 // stored against the Idempotency-Key, and nothing is written.
 
-export interface ScopeProbe {
+interface ScopeProbe {
   scope: string;
   operation: string;
   input?: CallInput;
@@ -56,7 +56,7 @@ export interface ScopeCheck {
   note?: string;
 }
 
-export interface ProbeResult {
+interface ProbeResult {
   checks: ScopeCheck[];
   /** The data of successful reads, by operation (listBrands carries the business). */
   data: Record<string, unknown>;
@@ -126,7 +126,7 @@ export async function probeScopes(
 }
 
 /** What each guided flow needs, and what it can do without. */
-export interface FlowNeeds {
+interface FlowNeeds {
   name: string;
   command: string;
   needs: string[];
@@ -134,7 +134,7 @@ export interface FlowNeeds {
   optional: { scope: string; for: string }[];
 }
 
-export const FLOW_NEEDS: readonly FlowNeeds[] = [
+const FLOW_NEEDS: readonly FlowNeeds[] = [
   { name: 'bootstrap', command: 'partner bootstrap', needs: ['brands:read'], optional: [] },
   {
     name: 'orders watch',

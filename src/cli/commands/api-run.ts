@@ -5,6 +5,7 @@ import { exitCodeForStatus, UsageError } from '../errors.js';
 import { readJsonArg, readStdin } from '../input.js';
 import { fieldsFlag } from '../output/stdout-plan.js';
 import { headerName, parseFields, parseHeaders } from './api-input.js';
+import type { ApiOptions } from './api.js';
 
 // `partner api METHOD PATH`: the raw escape hatch, as gh's `api`. Prints the whole envelope
 // (errors included) and exits with the code of its status. Paths without a leading /v1/ are
@@ -17,13 +18,11 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** Enough for any real list at 100 a page; a server that never reaches `total` still ends. */
 const MAX_PAGES = 10_000;
 
-export function apiPath(path: string): string {
+function apiPath(path: string): string {
   if (path.startsWith('/v1/') || path.startsWith('/healthz')) return path;
   if (path.startsWith('v1/')) return `/${path}`;
   return `/v1/partner/${path.replace(/^\/+/, '')}`;
 }
-
-const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
 
 /** Nobody reads the output any more: the pager was quit, or a pipe's reader (`| head`) left. */
 function outputGone(out: unknown): boolean {
@@ -50,36 +49,31 @@ interface Answer {
   envelope: unknown;
 }
 
-export async function runApi(
-  ctx: Ctx,
-  method: string,
-  rawPath: string,
-  opts: Record<string, unknown>,
-): Promise<number> {
+export async function runApi(ctx: Ctx, method: string, rawPath: string, opts: ApiOptions): Promise<number> {
   const m = method.toUpperCase();
   if (!METHODS.includes(m))
     throw new UsageError(`METHOD must be one of ${METHODS.join(', ')}, got "${method}"`);
-  if (fieldsFlag(opts.json as string | boolean | undefined) !== undefined)
+  if (fieldsFlag(opts.json) !== undefined)
     throw new UsageError(
       'partner api prints the whole envelope: --json FIELDS does not apply here; use --jq',
     );
-  const paginate = opts.paginate === true;
+  const { paginate } = opts;
   if (paginate && m !== 'GET') throw new UsageError(`--paginate follows the pages of a GET, not of ${m}`);
   if (opts.data !== undefined && opts.input !== undefined)
     throw new UsageError('--data and --input both give the body: use one');
   const path = apiPath(rawPath);
-  const fields = await parseFields(list(opts.rawField), list(opts.field), ctx.io);
+  const fields = await parseFields(opts.rawField, opts.field, ctx.io);
   const hasFields = Object.keys(fields).length > 0;
-  const headers = parseHeaders(list(opts.header));
+  const headers = parseHeaders(opts.header);
   let body: unknown;
   let rawBody: string | Buffer | undefined;
   let query: Record<string, unknown> = {};
-  if (typeof opts.input === 'string') {
+  if (opts.input !== undefined) {
     // As in gh: with --input as the body, fields go to the query string.
     rawBody = await readInput(opts.input, ctx);
     query = fields;
   } else {
-    if (opts.data !== undefined) body = await readJsonArg(String(opts.data), '--data', ctx.io);
+    if (opts.data !== undefined) body = await readJsonArg(opts.data, '--data', ctx.io);
     if (m === 'GET' || m === 'DELETE') query = fields;
     else if (hasFields) {
       if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body)))
@@ -88,15 +82,13 @@ export async function runApi(
     }
   }
   const key = opts.idempotencyKey;
-  if (key !== undefined && (typeof key !== 'string' || key === '' || key.length > 64))
-    throw new UsageError('--idempotency-key must be 1 to 64 characters');
   let transform: ((v: unknown) => Promise<string>) | undefined;
   if (opts.jq !== undefined || opts.template !== undefined) {
     const { outputTransform } = await import('../output/controls.js');
     const t = await outputTransform(ctx.io, {
       color: ctx.color,
-      ...(typeof opts.jq === 'string' ? { jq: opts.jq } : {}),
-      ...(typeof opts.template === 'string' ? { template: opts.template } : {}),
+      ...(opts.jq !== undefined ? { jq: opts.jq } : {}),
+      ...(opts.template !== undefined ? { template: opts.template } : {}),
       what: 'api',
     });
     transform = (v) => t(v, false);
@@ -105,9 +97,9 @@ export async function runApi(
   const operator = path.startsWith('/v1/operator');
   const { client } = operator
     ? await ctx.operator({
-        ...(typeof opts.server === 'string' ? { server: opts.server } : {}),
-        ...(typeof opts.token === 'string' ? { token: opts.token } : {}),
-        ...(typeof opts.dataDir === 'string' ? { dataDir: opts.dataDir } : {}),
+        ...(opts.server !== undefined ? { server: opts.server } : {}),
+        ...(opts.token !== undefined ? { token: opts.token } : {}),
+        ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
       })
     : await ctx.partner();
   const out = ctx.io.stdout;
@@ -135,7 +127,7 @@ export async function runApi(
     }
   };
   const print = async (a: Answer) => {
-    if (opts.include === true) {
+    if (opts.include) {
       const { STATUS_CODES } = await import('node:http');
       const lines = [`HTTP/1.1 ${a.status} ${STATUS_CODES[a.status] ?? ''}`.trimEnd()];
       for (const [k, v] of Object.entries(a.headers)) lines.push(`${headerName(k)}: ${v}`);

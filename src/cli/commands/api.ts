@@ -1,10 +1,37 @@
 import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
 import type { Action } from './action.js';
+import { type Field, jsonFlag, on, type OptionsOf, optional, repeated, text } from './options.js';
 
 // `partner api METHOD PATH`, as gh's: the command's definition; its body (api-run.ts) loads
 // only when it runs.
 
 const collect = (v: string, p: string[] | undefined) => [...(p ?? []), v];
+
+const idempotencyKey: Field<string> = (raw, flag) => {
+  const key = text(raw, flag);
+  if (key === '' || key.length > 64) throw new UsageError(`${flag} must be 1 to 64 characters`);
+  return key;
+};
+
+const apiOptions = {
+  rawField: repeated,
+  field: repeated,
+  header: repeated,
+  include: on,
+  paginate: on,
+  data: optional(text),
+  input: optional(text),
+  idempotencyKey: optional(idempotencyKey),
+  server: optional(text),
+  token: optional(text),
+  dataDir: optional(text),
+  // Global flags `api` reads itself: it prints the whole envelope.
+  json: jsonFlag,
+  jq: optional(text),
+  template: optional(text),
+};
+export type ApiOptions = OptionsOf<typeof apiOptions>;
 
 export function registerApi(root: Command, action: Action): void {
   const cmd = root
@@ -40,7 +67,8 @@ export function registerApi(root: Command, action: Action): void {
     'after',
     "\nExamples:\n  $ partner api GET branches -F size=50 --paginate --jq '.data.results[].title'\n  $ partner api PATCH orders/status -F id=1042 -f status=READY -f platform=enterprise\n  $ partner api POST price/groups --input group.json -i\n",
   );
-  action(cmd, async (ctx, args, opts) =>
-    (await import('./api-run.js')).runApi(ctx, args[0]!, args[1]!, opts),
-  );
+  action(cmd, {
+    options: apiOptions,
+    run: async (ctx, opts, args) => (await import('./api-run.js')).runApi(ctx, args[0]!, args[1]!, opts),
+  });
 }

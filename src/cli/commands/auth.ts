@@ -1,8 +1,21 @@
 import { type Command, Option } from 'commander';
 import type { Action } from './action.js';
+import { oneOf, on, onOff, type OptionsOf, optional, text, trimmed } from './options.js';
 
-// `partner auth status|login` (docs/cli.md). Registration only: the bodies (src/cli/auth/) load
+// `partner auth status|login` (docs/cli.md). Registration only: the bodies (auth-run.ts) load
 // when one of them runs.
+
+const authLoginOptions = {
+  name: trimmed,
+  key: trimmed,
+  /** `-` reads it from stdin (the run does, once everything else is known). */
+  secret: optional(text),
+  webhookSecret: trimmed,
+  storage: optional(oneOf(['keyring', 'file'])),
+  default: onOff,
+  yes: on,
+};
+export type AuthLoginOptions = OptionsOf<typeof authLoginOptions>;
 
 /** `summaryOnly`: the group without its subcommands (see registerProfiles). */
 export function registerAuth(root: Command, action: Action, summaryOnly = false): void {
@@ -21,9 +34,9 @@ export function registerAuth(root: Command, action: Action, summaryOnly = false)
       'Check the credential commands would use (--profile, PARTNER_KEY/PARTNER_SECRET, or the default profile) against the server: whether it is valid (exit 3 when not), its business, rate limit and scopes, where its secret is stored, and which scopes the guided flows (bootstrap, orders watch, menu push) lack. Scopes are probed without side effects: one read, or one write the server refuses before doing anything, per scope.',
     );
   status.addHelpText('after', '\nExample:\n  $ partner auth status --json | jq .scopes.missing\n');
-  action(status, async (ctx) => {
-    const { runAuthStatus } = await import('../auth/status.js');
-    return runAuthStatus(ctx);
+  action(status, {
+    options: {},
+    run: async (ctx) => (await import('./auth-run.js')).runAuthStatus(ctx),
   });
 
   const login = auth
@@ -52,8 +65,8 @@ export function registerAuth(root: Command, action: Action, summaryOnly = false)
     'after',
     '\nThe base URL comes from the global --base-url (or PARTNER_BASE_URL),\nor the prompt.\n\nExamples:\n  $ partner auth login\n  $ printf %s "$SECRET" | partner auth login --name prod --base-url https://api.example.com --key pk_live_1a2b --secret -\n',
   );
-  action(login, async (ctx, _args, opts) => {
-    const { runAuthLogin } = await import('../auth/login.js');
-    return runAuthLogin(ctx, opts);
+  action(login, {
+    options: authLoginOptions,
+    run: async (ctx, opts) => (await import('./auth-run.js')).runAuthLogin(ctx, opts),
   });
 }

@@ -11,7 +11,7 @@ export interface Candidate {
 }
 
 /** What to ask the server for: brand or branch ids (branches of one brand when `--brand` was given). */
-export interface IdRequest {
+interface IdRequest {
   kind: 'brand' | 'branch';
   brand?: number;
   profile?: string;

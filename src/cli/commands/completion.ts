@@ -15,11 +15,14 @@ export function registerCompletion(root: Command, action: Action): void {
     'after',
     '\nExamples:\n  $ eval "$(partner completion bash)"\n  $ source <(partner completion zsh)\n  $ partner completion fish | source\n',
   );
-  action(cmd, async (ctx, args) => {
-    const { SCRIPTS } = await import('./completion-scripts.js');
-    const script = SCRIPTS[args[0]!];
-    if (!script) throw new UsageError(`SHELL must be bash, zsh or fish, got "${args[0]}"`);
-    ctx.io.stdout.write(script);
-    return 0;
+  action(cmd, {
+    options: {},
+    async run(ctx, _opts, args) {
+      const { SCRIPTS } = await import('./completion-scripts.js');
+      const script = SCRIPTS[args[0]!];
+      if (!script) throw new UsageError(`SHELL must be bash, zsh or fish, got "${args[0]}"`);
+      ctx.io.stdout.write(script);
+      return 0;
+    },
   });
 }

@@ -17,14 +17,14 @@ import { join } from 'node:path';
 
 export const LOCK_FILE_NAME = 'server.lock';
 
-export interface LockInfo {
+interface LockInfo {
   pid: number;
   /** null while the server is still starting (the port is not known yet). */
   url: string | null;
   started_at: string;
 }
 
-export interface DataDirLock {
+interface DataDirLock {
   readonly file: string;
   /** The pid of a dead server whose lock was taken over, if any. */
   readonly recoveredFrom?: number;
@@ -34,7 +34,7 @@ export interface DataDirLock {
   release(): void;
 }
 
-export type LockResult = { ok: true; lock: DataDirLock } | { ok: false; heldBy: LockInfo };
+type LockResult = { ok: true; lock: DataDirLock } | { ok: false; heldBy: LockInfo };
 
 function parse(text: string): LockInfo | undefined {
   try {

@@ -7,7 +7,7 @@ import type { ManifestField, ManifestOp } from '../manifest/types.js';
 // positional arguments, query fields and top-level body fields become kebab-case flags.
 // No commander here, so the rules unit-test on plain data.
 
-export type FlagKind = 'value' | 'boolean' | 'list';
+type FlagKind = 'value' | 'boolean' | 'list';
 
 export interface FlagSpec {
   /** Flag name without dashes, e.g. `brand` for `--brand`. */
@@ -21,7 +21,7 @@ export interface FlagSpec {
   description: string;
 }
 
-export interface ArgSpec {
+interface ArgSpec {
   name: string;
   field: ManifestField;
   /** Shown in usage and errors, e.g. `SKU`. */
@@ -45,14 +45,14 @@ export interface OperationCommand {
   override?: Override;
 }
 
-export interface OverrideArg {
+interface OverrideArg {
   name: string;
   description: string;
   variadic?: boolean;
   optional?: boolean;
 }
 
-export interface OverrideOption {
+interface OverrideOption {
   /** Commander flags, e.g. `--reason <text>`. */
   flags: string;
   description: string;
@@ -111,7 +111,7 @@ export const RESERVED_FLAGS = new Set([
 ]);
 
 /** How a path parameter reads in usage lines (`items availability SKU`). */
-export const ARG_NAMES: Readonly<Record<string, string>> = { partner_item_id: 'sku' };
+const ARG_NAMES: Readonly<Record<string, string>> = { partner_item_id: 'sku' };
 
 export function kebab(name: string): string {
   return name

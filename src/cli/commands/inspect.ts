@@ -1,7 +1,17 @@
 import type { Command } from 'commander';
 import type { Action } from './action.js';
+import { on, type OptionsOf, optional, port, text } from './options.js';
 
 // `partner inspect`: registration only; the body loads when the command runs (docs/inspect.md).
+
+const inspectOptions = {
+  port,
+  open: on,
+  data: optional(text),
+  server: optional(text),
+  token: optional(text),
+};
+export type InspectCommandOptions = OptionsOf<typeof inspectOptions>;
 
 export function registerInspect(root: Command, action: Action): void {
   const cmd = root
@@ -25,8 +35,8 @@ export function registerInspect(root: Command, action: Action): void {
     'after',
     '\nExamples:\n  $ partner inspect --open\n  $ partner inspect --data ./.partner-data --port 7000\n',
   );
-  action(cmd, async (ctx, _args, opts) => {
-    const { runInspect } = await import('../inspect/command.js');
-    return runInspect(ctx, opts);
+  action(cmd, {
+    options: inspectOptions,
+    run: async (ctx, opts) => (await import('./inspect-run.js')).runInspect(ctx, opts),
   });
 }

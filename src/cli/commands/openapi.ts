@@ -9,9 +9,12 @@ export function registerOpenApi(root: Command, action: Action): void {
       'Print the OpenAPI 3.1 document of the partner API, derived from the operation table (no server needed).',
     );
   cmd.addHelpText('after', '\nExample:\n  $ partner openapi > openapi.json\n');
-  action(cmd, async (ctx) => {
-    const { buildOpenApi } = await import('../../contract/openapi.js');
-    ctx.io.stdout.write(`${JSON.stringify(buildOpenApi(__PARTNER_VERSION__), null, 2)}\n`);
-    return 0;
+  action(cmd, {
+    options: {},
+    async run(ctx) {
+      const { buildOpenApi } = await import('../../contract/openapi.js');
+      ctx.io.stdout.write(`${JSON.stringify(buildOpenApi(__PARTNER_VERSION__), null, 2)}\n`);
+      return 0;
+    },
   });
 }

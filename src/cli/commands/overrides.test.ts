@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { STATUS_ID } from '../../contract/order-statuses.js';
-import { PARTNER_TARGET_IDS, parseDuration, parseStockPair, partnerTarget } from './overrides.js';
+import { PARTNER_TARGET_IDS, parseStockPair, partnerTarget } from './overrides.js';
 
 describe('partnerTarget', () => {
   it('knows the ids of the dictionary', () => {
@@ -12,19 +12,6 @@ describe('partnerTarget', () => {
     expect(partnerTarget('3', '--status')).toBe(3);
     expect(() => partnerTarget('PLACED', '--status')).toThrow(/--status must be a status a partner may set/);
     expect(() => partnerTarget('11', '--status')).toThrow(/ACCEPTED, READY, DELIVERED, CANCELLED/);
-  });
-});
-
-describe('parseDuration', () => {
-  it('reads compound durations', () => {
-    expect(parseDuration('30m')).toBe(30 * 60_000);
-    expect(parseDuration('1h30m')).toBe(90 * 60_000);
-    expect(parseDuration('45s')).toBe(45_000);
-    expect(parseDuration('1d')).toBe(86_400_000);
-  });
-  it('rejects anything else', () => {
-    for (const bad of ['', '30', 'm', '30 minutes', '-5m', '0m', '5m junk'])
-      expect(parseDuration(bad), bad).toBeUndefined();
   });
 });
 

@@ -1,3 +1,4 @@
+import { parseDuration } from '../../contract/duration.js';
 import {
   allowedFrom,
   PARTNER_TARGETS,
@@ -9,7 +10,7 @@ import {
 import { STATUS_CODES } from '../../contract/status-codes.js';
 import type { Ctx } from '../context.js';
 import { EXIT, Exit, UsageError } from '../errors.js';
-import { parseDurationMs } from '../flows/orders-watch-time.js';
+
 import { coerceArg, parseTimeFlag, readStdin } from '../input.js';
 import { canPrompt } from '../io.js';
 import type { FillInput, Override } from './derive.js';
@@ -100,21 +101,6 @@ function bodyOf(input: FillInput): Record<string, unknown> {
   if (Array.isArray(input.body)) throw new UsageError('--data must be a JSON object here');
   input.body ??= {};
   return input.body as Record<string, unknown>;
-}
-
-/** `30m`, `2h`, `1h30m`, `45s`, `1d` → milliseconds. */
-export function parseDuration(text: string): number | undefined {
-  const re = /(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)/gy;
-  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-  let total = 0;
-  let matched = 0;
-  const s = text.trim();
-  re.lastIndex = 0;
-  for (let m = re.exec(s); m; m = re.exec(s)) {
-    total += Number(m[1]) * unit[m[2]!]!;
-    matched = re.lastIndex;
-  }
-  return matched === s.length && matched > 0 && total > 0 ? total : undefined;
 }
 
 /** `SKU=12`, `SKU=null` → a stock line. */
@@ -224,7 +210,7 @@ export const OVERRIDES: Readonly<Record<string, Override>> = {
     fill({ input, opts }) {
       if (opts.grace === undefined) return;
       const text = String(opts.grace);
-      const ms = parseDurationMs(text);
+      const ms = parseDuration(text);
       if (ms === undefined || ms % 1000 !== 0 || ms > 86_400_000)
         throw new UsageError(
           `--grace expects whole seconds or a duration up to 24h (900, 30s, 15m, 1h, 0), got "${text}"`,
@@ -279,8 +265,10 @@ export const OVERRIDES: Readonly<Record<string, Override>> = {
         throw new UsageError('pass --until or --for, not both');
       if (typeof opts.for === 'string') {
         const ms = parseDuration(opts.for);
-        if (ms === undefined)
-          throw new UsageError(`--for expects a duration such as 30m, 2h or 1h30m, got "${opts.for}"`);
+        if (ms === undefined || ms <= 0)
+          throw new UsageError(
+            `--for expects a duration such as 30m, 2h, 1h30m or 900 (seconds), got "${opts.for}"`,
+          );
         body.until = new Date(ctx.io.clock.now() + ms).toISOString();
       } else if (typeof opts.until === 'string') {
         const now = ctx.io.clock.now();

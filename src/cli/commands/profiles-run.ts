@@ -6,13 +6,14 @@ import { wrapForTerminal } from '../output/text-width.js';
 import { maskSecret } from '../mask.js';
 import { type Profile, storageOf } from '../profile-file.js';
 import type { SaveResult, SecretStorage } from '../profiles.js';
+import type { ProfilesAddOptions } from './profiles.js';
 
 // The bodies of `partner profiles add|list|use|remove|show|move` (docs/cli.md), loaded when one
 // runs (profiles.ts registers them). Secrets are never printed: the secret and the webhook secret
 // appear masked (`sk_…x9f2`) in every output, --json included. They live in the OS keyring where
 // one can be reached, else in the mode-0600 config file; never in both (src/cli/profiles.ts).
 
-export interface ProfileView {
+interface ProfileView {
   name: string;
   base_url: string;
   key: string;
@@ -62,7 +63,7 @@ async function store(ctx: Ctx) {
 /** `--storage`, or where a keyring can be reached, the keyring (loading the binding only then). */
 export async function chosenStorage(
   ctx: Ctx,
-  flag: unknown,
+  flag: 'keyring' | 'file' | undefined,
 ): Promise<{ storage: SecretStorage; reason?: string }> {
   if (flag === 'keyring' || flag === 'file') return { storage: flag };
   const { defaultStorage } = await import('../profiles.js');
@@ -73,14 +74,6 @@ export async function chosenStorage(
 export function storageLine(saved: SaveResult, path: string, noKeyring?: string): string {
   if (saved.storage === 'keyring') return `secret: keyring (${saved.keyring ?? 'OS keyring'})`;
   return `secret: file (0600) ${path}${noKeyring ? `; no OS keyring here: ${noKeyring}` : ''}`;
-}
-
-function positiveInt(v: unknown, flag: string): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!/^\d+$/.test(String(v)) || n <= 0)
-    throw new UsageError(`${flag} must be a positive integer, got "${v}"`);
-  return n;
 }
 
 async function required(
@@ -107,7 +100,7 @@ function validUrl(v: string): true | string {
   }
 }
 
-export async function add(ctx: Ctx, name: string, opts: Record<string, unknown>): Promise<number> {
+export async function add(ctx: Ctx, name: string, opts: ProfilesAddOptions): Promise<number> {
   const { io } = ctx;
   const { isValidProfileName } = await import('../profiles.js');
   if (!isValidProfileName(name))
@@ -121,7 +114,7 @@ export async function add(ctx: Ctx, name: string, opts: Record<string, unknown>)
   );
   let secret: string | undefined;
   if (opts.secret === '-') secret = (await readStdin(io, '--secret -')).trim();
-  else if (typeof opts.secret === 'string') secret = opts.secret;
+  else if (opts.secret !== undefined) secret = opts.secret;
   else if (io.env.PARTNER_SECRET) secret = io.env.PARTNER_SECRET;
   else if (canPrompt(io))
     secret = (await io.prompter.password({ message: 'Partner secret (hidden):' })).trim();
@@ -141,15 +134,13 @@ export async function add(ctx: Ctx, name: string, opts: Record<string, unknown>)
     base_url: baseUrl.replace(/\/+$/, ''),
     key,
     secret,
-    ...(typeof opts.webhookSecret === 'string' ? { webhook_secret: opts.webhookSecret } : {}),
+    ...(opts.webhookSecret !== undefined ? { webhook_secret: opts.webhookSecret } : {}),
   };
-  const brand = positiveInt(opts.defaultBrand, '--default-brand');
-  const branch = positiveInt(opts.defaultBranch, '--default-branch');
-  if (brand !== undefined) profile.default_brand_id = brand;
-  if (branch !== undefined) profile.default_branch_id = branch;
+  if (opts.defaultBrand !== undefined) profile.default_brand_id = opts.defaultBrand;
+  if (opts.defaultBranch !== undefined) profile.default_branch_id = opts.defaultBranch;
   const where = await chosenStorage(ctx, opts.storage);
   const s = await store(ctx);
-  const saved = s.save(profile, { makeDefault: opts.default === true, storage: where.storage });
+  const saved = s.save(profile, { makeDefault: opts.default, storage: where.storage });
   const isDefault = s.defaultName() === name;
   const view = profileView(
     { ...profile, ...(saved.storage === 'keyring' ? { storage: 'keyring' } : {}) },
@@ -255,7 +246,7 @@ export async function show(ctx: Ctx, name: string | undefined): Promise<number> 
   return 0;
 }
 
-export async function move(ctx: Ctx, name: string, to: unknown): Promise<number> {
+export async function move(ctx: Ctx, name: string, to: 'keyring' | 'file'): Promise<number> {
   if (to !== 'keyring' && to !== 'file') throw new UsageError('--to must be keyring or file');
   const s = await store(ctx);
   if (!s.get(name)) throw noSuchProfile(s, name);

@@ -1,10 +1,24 @@
 import { type Command, Option } from 'commander';
 import type { Action } from './action.js';
+import { int, oneOf, on, type OptionsOf, optional, text } from './options.js';
 
 // `partner profiles add|list|use|remove|show|move` (docs/cli.md): registration only; the bodies
 // (profiles-run.ts) load when one runs, so start-up does not parse them.
 
 const run = () => import('./profiles-run.js');
+
+const profilesAddOptions = {
+  key: optional(text),
+  /** `-` reads it from stdin. */
+  secret: optional(text),
+  webhookSecret: optional(text),
+  defaultBrand: optional(int()),
+  defaultBranch: optional(int()),
+  default: on,
+  storage: optional(oneOf(['keyring', 'file'])),
+};
+export type ProfilesAddOptions = OptionsOf<typeof profilesAddOptions>;
+const profilesMoveOptions = { to: oneOf(['keyring', 'file']) };
 
 /**
  * `summaryOnly`: the group without its subcommands, for runs of another command, where it only
@@ -46,14 +60,17 @@ export function registerProfiles(root: Command, action: Action, summaryOnly = fa
     'after',
     '\nThe base URL comes from the global --base-url (or PARTNER_BASE_URL).\n\nExample:\n  $ printf %s "$SECRET" | partner profiles add prod --key pk_live_1a2b --secret - --base-url https://api.example.com --default\n',
   );
-  action(addCmd, async (ctx, args, opts) => (await run()).add(ctx, args[0]!, opts));
+  action(addCmd, {
+    options: profilesAddOptions,
+    run: async (ctx, opts, args) => (await run()).add(ctx, args[0]!, opts),
+  });
 
   const listCmd = profiles
     .command('list')
     .summary('List profiles (secrets masked)')
     .description('List profiles (secrets masked).');
   listCmd.addHelpText('after', '\nExample:\n  $ partner profiles list --json\n');
-  action(listCmd, async (ctx) => (await run()).list(ctx));
+  action(listCmd, { options: {}, run: async (ctx) => (await run()).list(ctx) });
 
   const useCmd = profiles
     .command('use')
@@ -62,7 +79,7 @@ export function registerProfiles(root: Command, action: Action, summaryOnly = fa
   useCmd
     .description('Make a profile the default.')
     .addHelpText('after', '\nExample:\n  $ partner profiles use prod\n');
-  action(useCmd, async (ctx, args) => (await run()).use(ctx, args[0]!));
+  action(useCmd, { options: {}, run: async (ctx, _opts, args) => (await run()).use(ctx, args[0]!) });
 
   const removeCmd = profiles
     .command('remove')
@@ -71,7 +88,10 @@ export function registerProfiles(root: Command, action: Action, summaryOnly = fa
     .argument('<NAME>', 'profile name')
     .option('-y, --yes', 'do not ask for confirmation');
   removeCmd.addHelpText('after', '\nExample:\n  $ partner profiles remove staging --yes\n');
-  action(removeCmd, async (ctx, args, opts) => (await run()).remove(ctx, args[0]!, opts.yes === true));
+  action(removeCmd, {
+    options: { yes: on },
+    run: async (ctx, opts, args) => (await run()).remove(ctx, args[0]!, opts.yes),
+  });
 
   const showCmd = profiles
     .command('show')
@@ -79,7 +99,7 @@ export function registerProfiles(root: Command, action: Action, summaryOnly = fa
     .description('Show a profile (default: the one commands would use), secret masked.')
     .argument('[NAME]', 'profile name');
   showCmd.addHelpText('after', '\nExample:\n  $ partner profiles show local\n');
-  action(showCmd, async (ctx, args) => (await run()).show(ctx, args[0]));
+  action(showCmd, { options: {}, run: async (ctx, _opts, args) => (await run()).show(ctx, args[0]) });
 
   const moveCmd = profiles
     .command('move')
@@ -92,5 +112,8 @@ export function registerProfiles(root: Command, action: Action, summaryOnly = fa
       new Option('--to <where>', 'keyring or file').choices(['keyring', 'file']).makeOptionMandatory(),
     );
   moveCmd.addHelpText('after', '\nExample:\n  $ partner profiles move prod --to keyring\n');
-  action(moveCmd, async (ctx, args, opts) => (await run()).move(ctx, args[0]!, opts.to));
+  action(moveCmd, {
+    options: profilesMoveOptions,
+    run: async (ctx, opts, args) => (await run()).move(ctx, args[0]!, opts.to),
+  });
 }

@@ -35,7 +35,7 @@ const GROUPS: Readonly<Record<string, string>> = {
 };
 
 /** The description of the group at `path` (a plain fallback for a group added without one). */
-export function groupDescription(path: readonly string[]): string {
+function groupDescription(path: readonly string[]): string {
   return GROUPS[path.join(' ')] ?? `${path.at(-1)}: ${path.join(' ')} operations`;
 }
 
@@ -44,7 +44,7 @@ export function groupDescription(path: readonly string[]): string {
  * sentence end outside parentheses and backticks), without parentheticals when still long. The
  * old cut at the first `;` split "… (ISO 8601, inclusive; default …)" inside the parenthesis.
  */
-export function shortSummary(text: string, max = 60): string {
+function shortSummary(text: string, max = 60): string {
   let depth = 0;
   let tick = false;
   let end = text.length;
@@ -107,7 +107,7 @@ function usageArg(name: string): string {
   return name.toUpperCase();
 }
 
-export function registerOperation(parent: Command, spec: OperationCommand, action: Action): Command {
+function registerOperation(parent: Command, spec: OperationCommand, action: Action): Command {
   const { op } = spec;
   const name = spec.path.at(-1)!;
   const cmd = parent.command(name).summary(shortSummary(op.summary));
@@ -149,9 +149,14 @@ export function registerOperation(parent: Command, spec: OperationCommand, actio
   if (spec.idempotencyKey)
     cmd.option('--idempotency-key <key>', 'Idempotency-Key to send (default: a fresh UUID)');
   if (op.cli) cmd.addHelpText('after', `\nExample:\n  $ ${op.cli.example}\n`);
-  action(cmd, async (ctx, args, opts) => {
-    const { runOperation } = await import('./run-operation.js');
-    return runOperation(ctx, spec, args, opts);
+  // A derived command's flags come from its operation: run-operation reads them through the
+  // FlagSpecs derive.ts made from the contract, not through a schema of ours.
+  action(cmd, {
+    options: {},
+    async run(ctx, _opts, args, c) {
+      const { runOperation } = await import('./run-operation.js');
+      return runOperation(ctx, spec, args, c.optsWithGlobals());
+    },
   });
   return cmd;
 }

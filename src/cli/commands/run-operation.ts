@@ -10,7 +10,7 @@ import type { FlagSpec, OperationCommand } from './derive.js';
 // `--data` for the whole body (flags override its fields), then one call and the output.
 
 /** Columns of a terminal stream minus one (undefined when it does not say). */
-export function terminalWidth(stream: unknown): number | undefined {
+function terminalWidth(stream: unknown): number | undefined {
   const cols = (stream as { columns?: number }).columns;
   return cols && cols > 20 ? cols - 1 : undefined;
 }
@@ -50,7 +50,7 @@ async function promptFor(ctx: Ctx, field: ManifestField, flag: string): Promise<
 }
 
 /** Builds the request from what was typed (pure apart from reading --data and prompting). */
-export async function buildInput(
+async function buildInput(
   ctx: Ctx,
   spec: OperationCommand,
   args: readonly string[],
@@ -126,7 +126,7 @@ function isObj(v: unknown): v is Record<string, unknown> {
 }
 
 /** `--yes`, or a confirmation on a terminal; never a silent destructive default. */
-export async function confirmOrThrow(ctx: Ctx, question: string, yes: unknown): Promise<boolean> {
+async function confirmOrThrow(ctx: Ctx, question: string, yes: unknown): Promise<boolean> {
   if (yes === true) return true;
   if (!canPrompt(ctx.io))
     throw new UsageError(`${question.replace(/\?$/, '')}: pass --yes to confirm (no terminal to ask on)`);

@@ -1,9 +1,10 @@
+import { formatDuration } from '../../contract/duration.js';
 import { Chalk } from 'chalk';
 import type { PartnerClient } from '../../client/client.js';
-import { STATUS_CODES, STATUS_ID, type StatusCode, statusName } from '../../contract/order-statuses.js';
+import { type StatusCode, statusName } from '../../contract/order-statuses.js';
 import type { Ctx } from '../context.js';
 import { UsageError } from '../errors.js';
-import { humanMs, parseDurationMs } from '../flows/orders-watch-time.js';
+import type { TriggerOptions } from './trigger.js';
 
 // The body of `partner trigger` (docs/cli.md): the operator API's order simulation (create, set
 // status, replace cart) fires the real events; the webhook log then says what was delivered.
@@ -13,7 +14,7 @@ export const EVENT_TYPES = {
   'order.status': 'service.order.status.updated',
   'order.cart': 'service.order.cart.updated',
 } as const;
-export type Trigger = keyof typeof EVENT_TYPES;
+type Trigger = keyof typeof EVENT_TYPES;
 
 /**
  * The next step of an order on the partner's forward path (docs/orders.md): the first partner move
@@ -40,32 +41,11 @@ const REPORT_WAIT_MS = 15_000;
 /** Receivers unknown (no profile of this server): the first delivery of each type, for a shorter time. */
 const UNKNOWN_WAIT_MS = 2_000;
 
-export function triggerOf(word: string): Trigger {
+function triggerOf(word: string): Trigger {
   for (const [k, v] of Object.entries(EVENT_TYPES)) if (word === k || word === v) return k as Trigger;
   throw new UsageError(
     `unknown event "${word}": one of ${Object.keys(EVENT_TYPES).join(', ')} (or ${Object.values(EVENT_TYPES).join(', ')})`,
   );
-}
-
-/** A status as an id (`4`) or a code in any case, `_` or `-` for the space (`picked_up`). */
-export function statusCodeOf(raw: string): StatusCode | undefined {
-  const s = raw.trim();
-  if (/^\d+$/.test(s)) return STATUS_CODES.find((c) => STATUS_ID[c] === Number(s));
-  const code = s.toUpperCase().replace(/[_-]+/g, ' ').replace(/\s+/g, ' ');
-  return STATUS_CODES.find((c) => c === code);
-}
-
-function intFlag(raw: unknown, flag: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
-  if (raw === undefined) return undefined;
-  const s = String(raw);
-  const n = Number(s);
-  if (!/^\d+$/.test(s) || n < 1 || n > max)
-    throw new UsageError(
-      max === Number.MAX_SAFE_INTEGER
-        ? `${flag} must be a positive integer, got "${s}"`
-        : `${flag} must be between 1 and ${max}, got "${s}"`,
-    );
-  return n;
 }
 
 interface OrderLike {
@@ -90,7 +70,7 @@ interface DeliveryLike {
   log: { status_code: number | null; duration_ms: number; error: string | null }[];
 }
 
-export interface FiredDelivery {
+interface FiredDelivery {
   id: number;
   event_id: string;
   /** New orders of the same branch that went in the same delivery (their events' ids). */
@@ -105,7 +85,7 @@ export interface FiredDelivery {
   error: string | null;
 }
 
-export interface Fired {
+interface Fired {
   event_type: string;
   order_id: number;
   brand_id: number;
@@ -293,34 +273,20 @@ function deliveryOut(d: DeliveryLike): FiredDelivery {
   };
 }
 
-export async function runTrigger(ctx: Ctx, word: string, opts: Record<string, unknown>): Promise<number> {
+export async function runTrigger(ctx: Ctx, word: string, opts: TriggerOptions): Promise<number> {
   const { io } = ctx;
   const trigger = triggerOf(word);
-  const orderId = intFlag(opts.order, '--order');
-  const items = intFlag(opts.items, '--items', 20);
-  let waitMs = REPORT_WAIT_MS;
-  if (opts.wait !== undefined) {
-    const ms = parseDurationMs(String(opts.wait));
-    if (ms === undefined || ms > 600_000)
-      throw new UsageError(
-        `--wait: "${opts.wait}" is not a duration of at most 10m (e.g. 30s, 2m; 0 does not wait)`,
-      );
-    waitMs = ms;
-  }
+  const orderId = opts.order;
+  const items = opts.items;
+  const waitMs = opts.wait ?? REPORT_WAIT_MS;
   const flags = {
-    ...(opts.business !== undefined ? { business: intFlag(opts.business, '--business')! } : {}),
-    ...(opts.brand !== undefined ? { brand: intFlag(opts.brand, '--brand')! } : {}),
-    ...(opts.branch !== undefined ? { branch: intFlag(opts.branch, '--branch')! } : {}),
+    ...(opts.business !== undefined ? { business: opts.business } : {}),
+    ...(opts.brand !== undefined ? { brand: opts.brand } : {}),
+    ...(opts.branch !== undefined ? { branch: opts.branch } : {}),
   };
-  let wanted: StatusCode | undefined;
-  if (opts.status !== undefined) {
-    if (trigger !== 'order.status') throw new UsageError('--status goes with order.status only');
-    wanted = statusCodeOf(String(opts.status));
-    if (!wanted)
-      throw new UsageError(
-        `--status: "${opts.status}" is not a status id (1–11) or code (${STATUS_CODES.join(', ')})`,
-      );
-  }
+  const wanted = opts.status;
+  if (wanted !== undefined && trigger !== 'order.status')
+    throw new UsageError('--status goes with order.status only');
   if (orderId !== undefined && trigger === 'order.created')
     throw new UsageError(
       '--order: order.created always makes a new order (order.status and order.cart take --order)',
@@ -331,9 +297,9 @@ export async function runTrigger(ctx: Ctx, word: string, opts: Record<string, un
     );
 
   const { client: operator } = await ctx.operator({
-    ...(typeof opts.server === 'string' ? { server: opts.server } : {}),
-    ...(typeof opts.token === 'string' ? { token: opts.token } : {}),
-    ...(typeof opts.data === 'string' ? { dataDir: opts.data } : {}),
+    ...(opts.server !== undefined ? { server: opts.server } : {}),
+    ...(opts.token !== undefined ? { token: opts.token } : {}),
+    ...(opts.data !== undefined ? { dataDir: opts.data } : {}),
   });
 
   // Checked before any change: a missing profile or status must not leave a stray order behind.
@@ -444,7 +410,7 @@ export async function runTrigger(ctx: Ctx, word: string, opts: Record<string, un
   const underWay = answerless.length + unmade;
   if (!none && underWay > 0)
     io.stderr.write(
-      `${underWay === 1 ? 'A delivery is' : `${underWay} deliveries are`} still under way after ${humanMs(waited)} (no answer recorded yet): \`partner operator webhooks log${answerless.length ? ` --event-id ${answerless[0]!.event_id}` : ''}\` shows the outcome once it is in; --wait DURATION waits longer.\n`,
+      `${underWay === 1 ? 'A delivery is' : `${underWay} deliveries are`} still under way after ${formatDuration(waited)} (no answer recorded yet): \`partner operator webhooks log${answerless.length ? ` --event-id ${answerless[0]!.event_id}` : ''}\` shows the outcome once it is in; --wait DURATION waits longer.\n`,
     );
   if (none)
     io.stderr.write(

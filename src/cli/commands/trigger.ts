@@ -1,10 +1,25 @@
 import type { Command } from 'commander';
 import type { Action } from './action.js';
+import { duration, int, type OptionsOf, optional, status, text } from './options.js';
 
 // `partner trigger EVENT` (docs/cli.md): fire a real order event on the local server through its
 // operator API. Registration only; the body (trigger-run.ts) loads when the command runs.
 
-export const TRIGGER_EVENTS = ['order.created', 'order.status', 'order.cart'] as const;
+const TRIGGER_EVENTS = ['order.created', 'order.status', 'order.cart'] as const;
+
+const triggerOptions = {
+  business: optional(int()),
+  brand: optional(int()),
+  branch: optional(int()),
+  order: optional(int()),
+  status: optional(status),
+  items: optional(int(1, 20)),
+  wait: optional(duration('must be a duration of at most 10m (e.g. 30s, 2m; 0 does not wait)', 0, 600_000)),
+  data: optional(text),
+  server: optional(text),
+  token: optional(text),
+};
+export type TriggerOptions = OptionsOf<typeof triggerOptions>;
 
 export function registerTrigger(root: Command, action: Action): void {
   const cmd = root
@@ -37,8 +52,8 @@ export function registerTrigger(root: Command, action: Action): void {
     'after',
     '\nExamples:\n  $ partner trigger order.created\n  $ partner trigger order.status --order 1042 --status READY\n  $ partner trigger order.cart --items 3 --json\n',
   );
-  action(cmd, async (ctx, args, opts) => {
-    const { runTrigger } = await import('./trigger-run.js');
-    return runTrigger(ctx, args[0]!, opts);
+  action(cmd, {
+    options: triggerOptions,
+    run: async (ctx, opts, args) => (await import('./trigger-run.js')).runTrigger(ctx, args[0]!, opts),
   });
 }

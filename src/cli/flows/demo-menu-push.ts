@@ -45,12 +45,12 @@ interface FileSection {
   availableTimes?: unknown;
   categories?: FileCategory[];
 }
-export interface SampleMenu {
+interface SampleMenu {
   modifierGroups?: FileGroup[];
   sections: FileSection[];
 }
 
-export interface PushSummary {
+interface PushSummary {
   brand_id: number;
   sections: number;
   categories: number;

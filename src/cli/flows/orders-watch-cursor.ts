@@ -9,7 +9,7 @@ import { join } from 'node:path';
 /** DELIVERED, CANCELLED, VOID (docs/orders.md). */
 export const TERMINAL_STATUSES: ReadonlySet<number> = new Set([5, 3, 11]);
 
-export interface TrackedOrder {
+interface TrackedOrder {
   status: number;
   updated_at: string;
   created_at: string;
@@ -56,7 +56,7 @@ function ms(iso: string): number {
 }
 
 /** Whether `a` is a later `updated_at` than `b` (the server keeps it strictly increasing per order). */
-export function isLater(a: string, b: string): boolean {
+function isLater(a: string, b: string): boolean {
   const ta = ms(a);
   const tb = ms(b);
   return ta !== tb ? ta > tb : a > b;

@@ -5,7 +5,7 @@ import type { Io } from '../io.js';
 // keeps the process alive. Timers are real (setTimeout): Io.clock.sleep cannot be cancelled.
 
 /** A stop request: SIGINT/SIGTERM (or Io.untilStopped when injected), or `stop()` from the flow itself. */
-export interface Stopper {
+interface Stopper {
   readonly stopped: boolean;
   readonly reason: string | undefined;
   /** Resolves with the reason once a stop was requested. */
@@ -91,45 +91,4 @@ export async function sleepOrWake(ms: number, wakers: Promise<unknown>[] = []): 
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** Runs `fn` but gives up after `ms` with `message` (the promise itself is left to settle). */
-export async function withTimeout<T>(ms: number, message: string, p: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
-  try {
-    return await Promise.race([p, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-const UNIT: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `2s`, `500ms`, `1m30s`, `1h`, `1d` → milliseconds; a bare number means seconds. Undefined if unreadable. */
-export function parseDurationMs(text: string): number | undefined {
-  const s = text.trim();
-  if (/^\d+(\.\d+)?$/.test(s)) return Math.round(Number(s) * 1000);
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
-  let total = 0;
-  let end = 0;
-  for (let m = re.exec(s); m; m = re.exec(s)) {
-    total += Number(m[1]) * UNIT[m[2]!]!;
-    end = re.lastIndex;
-  }
-  return end === s.length && end > 0 ? Math.round(total) : undefined;
-}
-
-/** `1500` → `1.5 s`, `90000` → `1 min 30 s`. */
-export function humanMs(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) {
-    const s = ms / 1000;
-    return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
-  }
-  const min = Math.floor(ms / 60_000);
-  const sec = Math.round((ms % 60_000) / 1000);
-  return sec ? `${min} min ${sec} s` : `${min} min`;
 }

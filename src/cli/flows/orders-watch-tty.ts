@@ -19,19 +19,18 @@ export type WatchAction =
   | { kind: 'quit' };
 
 /** Key hints from the fullest to the tersest: the first that fits the terminal is shown. */
-export const KEY_HINTS = [
+const KEY_HINTS = [
   '↑/↓ select · a accept · r ready · d delivered · c cancel · m comment · enter menu · q quit',
   '↑↓ select  a accept  r ready  d delivered  c cancel  m comment  ⏎ menu  q quit',
   'a accept  r ready  d delivered  c cancel  m comment  q quit',
   'a/r/d/c/m act · ⏎ menu · q quit',
 ];
-export const KEY_HELP = KEY_HINTS[0]!;
 
 const ESC = '\u001b[';
 /** Rows kept free under the table while a prompt is open (a select shows 7 choices + 2 lines). */
 const PROMPT_ROWS = 10;
 
-export interface LiveViewOptions {
+interface LiveViewOptions {
   io: Io;
   color: boolean;
   title: string;

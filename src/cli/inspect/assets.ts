@@ -22,7 +22,7 @@ const TYPES: Record<string, string> = {
   css: 'text/css; charset=utf-8',
 };
 
-export function assetsDir(): string {
+function assetsDir(): string {
   const candidates = [
     new URL('../inspect/', import.meta.url),
     new URL('../../../dist/inspect/', import.meta.url),

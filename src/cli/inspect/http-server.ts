@@ -11,7 +11,7 @@ import type {
   RequestRow,
   WebhookDetail,
   WebhookRow,
-} from './wire.js';
+} from '../../contract/inspect-wire.js';
 
 // The page's server, in the CLI process: 127.0.0.1 only; every data read, the event stream and
 // the two actions need the run's token (header x-inspect-token, or ?token= for the page itself);
@@ -64,7 +64,7 @@ export interface InspectApi {
   menu(brandId: number, branchId: number): Promise<MenuView>;
 }
 
-export interface InspectServerOptions {
+interface InspectServerOptions {
   port: number;
   token: string;
   assets: Map<string, Asset>;

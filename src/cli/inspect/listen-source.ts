@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import type { ReceivedEvent, RejectedDelivery } from '../listen/receiver.js';
 import type { StoredWebhook, WebhookStore } from './webhook-store.js';
-import type { ResendLog } from './wire.js';
+import type { ResendLog } from '../../contract/inspect-wire.js';
 
 // `listen --inspect`: every delivery the receiver got becomes a row (verified or rejected), and a
 // row can be re-sent, exact bytes and x-partner-* headers, to a URL of the user's choosing.
@@ -10,7 +10,7 @@ const SENSITIVE =
   /^(authorization|proxy-authorization|cookie|set-cookie)$|secret|token|password|api[-_]?key/i;
 
 /** Credentials a sender may have added (an Authorization header, a cookie) never reach the page. */
-export function maskHeaders(h: Record<string, string> | undefined): Record<string, string> {
+function maskHeaders(h: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h ?? {})) out[k] = SENSITIVE.test(k) ? '[masked]' : v;
   return out;

@@ -1,6 +1,6 @@
 import type { PartnerClient } from '../../client/client.js';
 import type { WebhookStore } from './webhook-store.js';
-import type { AttemptLog } from './wire.js';
+import type { AttemptLog } from '../../contract/inspect-wire.js';
 
 // The local server's deliveries, read from the operator API's delivery feed
 // (GET /v1/operator/webhooks/deliveries) while a page is open, and replayed on request.

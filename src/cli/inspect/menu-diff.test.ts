@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { menuChanges } from './menu-diff.js';
-import type { MenuSnapshot, SnapshotItem } from './wire.js';
+import type { MenuSnapshot, SnapshotItem } from '../../contract/inspect-wire.js';
 
 const item = (id: number, title: string, over: Partial<SnapshotItem> = {}): SnapshotItem => ({
   id,

@@ -1,4 +1,4 @@
-import type { MenuChanges, MenuSnapshot, SnapshotItem } from './wire.js';
+import type { MenuChanges, MenuSnapshot, SnapshotItem } from '../../contract/inspect-wire.js';
 
 // "Changed since the previous publish": what a publish changed, entity by entity. Live state
 // (availability, stock, snooze) changes without a publish and is shown by its own badges, so it

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultConfigDir, defaultStateDir } from '../paths.js';
-import type { MenuSnapshot } from './wire.js';
+import type { MenuSnapshot } from '../../contract/inspect-wire.js';
 
 // The server keeps only the latest snapshot of a store's menu. To show what a publish changed,
 // inspect keeps the snapshots it has seen, per server, brand and branch: the last few versions,

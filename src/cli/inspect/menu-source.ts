@@ -1,7 +1,7 @@
 import type { PartnerClient } from '../../client/client.js';
 import { menuChanges } from './menu-diff.js';
 import type { MenuHistory } from './menu-history.js';
-import type { MenuSnapshot, MenuTargets, MenuView } from './wire.js';
+import type { MenuSnapshot, MenuTargets, MenuView } from '../../contract/inspect-wire.js';
 
 // Menu preview: the published snapshot of a brand at a branch, read by this process with the
 // partner credential (the page never sees it), compared with the previous publish it saw.

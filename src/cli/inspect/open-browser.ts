@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 // `--open`: the page in the user's browser, where there is one. $BROWSER wins (as with git and
 // gh), else the platform's opener. A missing opener is said, not an error: the URL is printed.
 
-export function browserCommand(
+function browserCommand(
   env: NodeJS.ProcessEnv,
   platform = process.platform,
 ): { cmd: string; args: string[] } {

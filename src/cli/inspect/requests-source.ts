@@ -1,5 +1,5 @@
 import type { PartnerClient } from '../../client/client.js';
-import type { RequestDetail, RequestRow } from './wire.js';
+import type { RequestDetail, RequestRow } from '../../contract/inspect-wire.js';
 
 // The local server's request log (GET /v1/operator/requests), followed with long polls while a
 // page is open; one request in full on a click (GET /v1/operator/requests/{request_id}).
@@ -9,7 +9,7 @@ const WAIT_S = 20;
 const PAGE = 1000;
 
 /** The background reads inspect makes itself; the page hides them unless asked. */
-export const OWN_PATHS = ['/v1/operator/webhooks/deliveries'];
+const OWN_PATHS = ['/v1/operator/webhooks/deliveries'];
 
 /** Request ids of the requests this process made (menu reads, replays): bounded, oldest out first. */
 export class OwnRequests {

@@ -12,12 +12,12 @@ import { MenuSource } from './menu-source.js';
 import { OwnRequests, RequestsSource } from './requests-source.js';
 import { newInspectToken } from './token.js';
 import { type StoredWebhook, WebhookStore } from './webhook-store.js';
-import type { InspectInfo, WebhookDetail } from './wire.js';
+import type { InspectInfo, WebhookDetail } from '../../contract/inspect-wire.js';
 
 // `partner inspect`, `listen --inspect`, `local start --inspect`: the sources each has, a store
 // of rows, the event stream and the page's server, put together.
 
-export const MAX_ROWS = 10_000;
+const MAX_ROWS = 10_000;
 
 /** What `listen` feeds: created before its receiver starts, handed to startInspect after. */
 export function createRecorder(maxRows = MAX_ROWS): { store: WebhookStore; listen: ListenSource } {
@@ -26,7 +26,7 @@ export function createRecorder(maxRows = MAX_ROWS): { store: WebhookStore; liste
 }
 
 /** A source that could not be set up is shown on the page with the reason. */
-export type Maybe<T> = T | { error: string };
+type Maybe<T> = T | { error: string };
 const failed = <T>(m: Maybe<T> | undefined): m is { error: string } =>
   typeof m === 'object' && m !== null && 'error' in m && !('call' in m);
 

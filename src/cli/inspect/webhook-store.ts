@@ -1,4 +1,4 @@
-import type { WebhookDetail, WebhookRow } from './wire.js';
+import type { WebhookDetail, WebhookRow } from '../../contract/inspect-wire.js';
 
 // The rows of the Webhooks view, held by the CLI process: receipts of `listen` and deliveries of
 // the local server, at most `max` (the oldest arrival goes first). Every change gets a new `rev`
@@ -9,7 +9,7 @@ export type StoredWebhook = Omit<WebhookDetail, 'can_replay' | 'can_resend' | 'r
   raw?: Buffer;
 };
 
-export const ROW_FIELDS = [
+const ROW_FIELDS = [
   'key',
   'source',
   'seq',
@@ -28,7 +28,7 @@ export const ROW_FIELDS = [
   'url',
 ] as const satisfies readonly (keyof WebhookRow)[];
 
-export function rowOf(w: StoredWebhook): WebhookRow {
+function rowOf(w: StoredWebhook): WebhookRow {
   const out = {} as Record<string, unknown>;
   for (const f of ROW_FIELDS) out[f] = w[f];
   return out as unknown as WebhookRow;

@@ -29,7 +29,7 @@ export interface ForwardResult {
   error?: string;
 }
 
-export interface ReceiverOptions {
+interface ReceiverOptions {
   host?: string;
   port?: number;
   secret: string;

@@ -136,7 +136,7 @@ function fields(schema: Json | undefined, only?: readonly string[], extras: Extr
     });
 }
 
-export function manifestOp(op: OperationSpec): ManifestOp {
+function manifestOp(op: OperationSpec): ManifestOp {
   const names = pathParamNames(op.path);
   const params = op.params ? fields(jsonSchema(op.params), names) : [];
   for (const n of names)

@@ -6,7 +6,7 @@ import { JsonStreamFilter } from './json-stream.js';
 // The output controls at work: narrow to fields, then jq or a template, per JSON value the
 // command prints. Everything a flag can get wrong is checked before the command runs.
 
-export interface ControlFlags {
+interface ControlFlags {
   fields?: string;
   jq?: string;
   template?: string;

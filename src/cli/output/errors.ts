@@ -1,11 +1,12 @@
+import { formatDuration } from '../../contract/duration.js';
 import { isLoopbackHost } from '../../client/loopback.js';
 import { exitCodeFor, MAX_RETRY_AFTER_MS } from '../errors.js';
-import { plural, waitText } from './words.js';
+import { plural } from './words.js';
 
 // Errors on stderr: code, message and request_id; details and stacks only with --verbose.
 // Plain text (no chalk) so it costs nothing to load; red only when stderr is a colour terminal.
 
-export interface ErrorPrintOptions {
+interface ErrorPrintOptions {
   verbose: boolean;
   color: boolean;
   /** Where the partner credential came from (`env`, `profile NAME`), to point at the right fix. */
@@ -57,11 +58,11 @@ export function localServerHint(e: { code?: unknown; origin?: unknown }): string
 function rateLimitHint(e: { attempts?: number; waitedMs?: number; retryAfterMs?: number }): string {
   const retries = (e.attempts ?? 1) - 1;
   const after = e.retryAfterMs;
-  const again = after !== undefined ? `wait ${waitText(after)}` : 'wait a little';
+  const again = after !== undefined ? `wait ${formatDuration(after)}` : 'wait a little';
   if (retries > 0)
-    return `still rate limited after ${plural(retries, 'retry', 'retries')} (${waitText(e.waitedMs ?? 0)} of waiting); ${again} and run it again, or ask the operator for a higher limit`;
+    return `still rate limited after ${plural(retries, 'retry', 'retries')} (${formatDuration(e.waitedMs ?? 0)} of waiting); ${again} and run it again, or ask the operator for a higher limit`;
   if (after !== undefined && after > MAX_RETRY_AFTER_MS)
-    return `not retried: the server asks to wait ${waitText(after)}, longer than the ${waitText(MAX_RETRY_AFTER_MS)} the CLI waits by itself; run it again after that`;
+    return `not retried: the server asks to wait ${formatDuration(after)}, longer than the ${formatDuration(MAX_RETRY_AFTER_MS)} the CLI waits by itself; run it again after that`;
   return `not retried; ${again} and run it again`;
 }
 

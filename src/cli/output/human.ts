@@ -24,7 +24,7 @@ const isScalarish = (v: unknown) =>
 const PREFERRED = ['id', 'key', 'title', 'name', 'status', 'code', 'type'];
 
 /** Columns for rows without a view: scalar fields of the first rows, the telling ones first, at most 8. */
-export function genericColumns(rows: Row[]): Column[] {
+function genericColumns(rows: Row[]): Column[] {
   const keys: string[] = [];
   for (const r of rows.slice(0, 20)) {
     for (const [k, v] of Object.entries(r)) if (!keys.includes(k) && isScalarish(v)) keys.push(k);

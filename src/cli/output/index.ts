@@ -14,7 +14,7 @@ export interface RenderOptions {
 export type Out = { write(s: string): unknown };
 
 /** --json: the `data` payload only, pretty-printed (stable: documented in docs/cli.md). */
-export function renderJson(out: Out, data: unknown): void {
+function renderJson(out: Out, data: unknown): void {
   out.write(`${JSON.stringify(data, null, 2) ?? 'null'}\n`);
 }
 

@@ -33,7 +33,7 @@ export async function checkJq(expr: string): Promise<void> {
 }
 
 /** A jq failure while filtering (a runtime error such as indexing a number). */
-export class JqError extends Error {
+class JqError extends Error {
   override readonly name = 'JqError';
 }
 

@@ -94,7 +94,7 @@ export class JsonSplitter {
 }
 
 /** Not JSON where JSON was expected (`--jq` on `partner completion bash`, say). */
-export class NotJsonError extends Error {
+class NotJsonError extends Error {
   override readonly name = 'UsageError';
 }
 

@@ -5,7 +5,7 @@ import type { OperationSpec } from '../../contract/operation.js';
 // contract: a page's `results` items, a list's items, or the record itself. Computed at build
 // time (scripts/build.mjs) so the CLI never loads zod for it; tests derive it directly.
 
-export type RecordShape = 'page' | 'list' | 'record';
+type RecordShape = 'page' | 'list' | 'record';
 
 export interface RecordFields {
   shape: RecordShape;
@@ -37,7 +37,7 @@ function isPageSchema(s: Json): boolean {
   );
 }
 
-export function recordFieldsOf(response: z.ZodType): RecordFields | undefined {
+function recordFieldsOf(response: z.ZodType): RecordFields | undefined {
   const js = z.toJSONSchema(response, { io: 'output', unrepresentable: 'any' }) as Json;
   if (isPageSchema(js)) {
     const items = ((js.properties as Json).results as Json).items as Json | undefined;

@@ -1,34 +1,15 @@
 import type { ChalkInstance } from 'chalk';
+import type { z } from 'zod';
+import type { LoggedRequest, LoggedRequestDetail } from '../../contract/schemas/operator.js';
 import { isIsoDateTime, relativeTime } from './format.js';
 import { displayWidth, truncate } from './text-width.js';
 
 // The local server's request log for a person: one line per request (`partner logs tail`) and
 // one request in full (`partner operator requests get`). Off a terminal: tab-separated raw values.
 
-export interface LoggedRequestView {
-  seq: number;
-  request_id: string;
-  at: string;
-  method: string;
-  path: string;
-  status: number;
-  duration_ms: number;
-  credential_key: string | null;
-  error_code: string | null;
-}
-
-interface LoggedMessageView {
-  headers: Record<string, string>;
-  body: string | null;
-  body_size: number;
-  body_truncated: boolean;
-}
-
-export interface LoggedRequestDetailView extends LoggedRequestView {
-  request: LoggedMessageView;
-  response: LoggedMessageView;
-  detail_dropped: boolean;
-}
+/** A request as the log lists it, and in full: the contract's shapes. */
+export type LoggedRequestView = z.infer<typeof LoggedRequest>;
+type LoggedRequestDetailView = z.infer<typeof LoggedRequestDetail>;
 
 export function isLoggedRequestDetail(v: unknown): v is LoggedRequestDetailView {
   const r = v as Partial<LoggedRequestDetailView> | null;
@@ -43,7 +24,7 @@ export function isLoggedRequestDetail(v: unknown): v is LoggedRequestDetailView 
 }
 
 /** 2xx green, 3xx cyan, 4xx yellow, 5xx red. */
-export function statusPaint(c: ChalkInstance, status: number): (s: string) => string {
+function statusPaint(c: ChalkInstance, status: number): (s: string) => string {
   if (status >= 500) return c.red;
   if (status >= 400) return c.yellow;
   if (status >= 300) return c.cyan;
@@ -53,7 +34,7 @@ export function statusPaint(c: ChalkInstance, status: number): (s: string) => st
 const two = (n: number) => String(n).padStart(2, '0');
 
 /** Local time of day with milliseconds: what a tail reader compares with their own clock. */
-export function timeOfDay(iso: string): string {
+function timeOfDay(iso: string): string {
   const d = new Date(iso);
   return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}.${String(d.getMilliseconds()).padStart(3, '0')}`;
 }
@@ -62,7 +43,7 @@ export function timeOfDay(iso: string): string {
 const PATH_COL = 32;
 const DURATION_COL = 8;
 
-export function durationText(ms: number): string {
+function durationText(ms: number): string {
   return ms < 10 ? `${ms.toFixed(1)} ms` : `${Math.round(ms)} ms`;
 }
 
@@ -116,7 +97,7 @@ function pretty(body: string): string {
   }
 }
 
-function sizeText(m: LoggedMessageView): string {
+function sizeText(m: LoggedRequestDetailView['request']): string {
   const bytes = `${m.body_size.toLocaleString('en-US')} byte${m.body_size === 1 ? '' : 's'}`;
   return m.body_truncated
     ? `${bytes}, cut at ${(m.body ?? '').length.toLocaleString('en-US')} characters`

@@ -4,7 +4,7 @@ import type { Io } from '../io.js';
 // What a command's stdout goes through: the output controls (--json FIELDS, --jq, --template)
 // and the pager. Cheap to load: the parts that do the work load only when a flag asks for them.
 
-export interface OutputFlags {
+interface OutputFlags {
   json?: boolean | string;
   jq?: string;
   template?: string;
@@ -14,7 +14,7 @@ export interface OutputFlags {
   color?: boolean;
 }
 
-export interface StdoutPlan {
+interface StdoutPlan {
   /** The Io the command gets (its stdout filtered and/or paged). */
   io: Io;
   /** JSON output asked for: --json (with or without fields), --jq or --template. */
@@ -25,7 +25,7 @@ export interface StdoutPlan {
   abort(): Promise<void>;
 }
 
-export interface PlanOptions {
+interface PlanOptions {
   /** Command path for messages, e.g. `orders list`. */
   what: string;
   /** The operation the command runs, whose record fields the contract knows. */

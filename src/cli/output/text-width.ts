@@ -66,7 +66,7 @@ export function fitText(text: string, width: number): string {
   return t + ' '.repeat(Math.max(0, width - displayWidth(t)));
 }
 
-export interface FitColumn {
+interface FitColumn {
   /** Cells the column would like (content and header included). */
   want: number;
   /** Cells below which it is dropped rather than squeezed; `want` when it cannot shrink. */

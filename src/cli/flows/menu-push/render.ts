@@ -13,7 +13,7 @@ const NOUNS: Record<keyof Counts, [string, string]> = {
 };
 const ORDER: (keyof Counts)[] = ['sections', 'categories', 'items', 'modifier_groups', 'modifiers'];
 
-export function countsText(c: Counts): string {
+function countsText(c: Counts): string {
   const parts = ORDER.filter((k) => c[k] > 0).map((k) => `${c[k]} ${NOUNS[k][c[k] === 1 ? 0 : 1]}`);
   return parts.length ? parts.join(', ') : 'nothing';
 }
@@ -65,7 +65,7 @@ export function planSummary(plan: Plan): string {
   return `${bits.join('; ')}; unchanged: ${countsText(plan.unchanged)}`;
 }
 
-export function stepView(s: Step) {
+function stepView(s: Step) {
   return {
     stage: Math.floor(s.stage),
     action: s.action,
@@ -99,7 +99,7 @@ export function planView(plan: Plan, file: string, pacedSeconds?: number) {
   };
 }
 
-export interface SummaryInput {
+interface SummaryInput {
   file: string;
   plan: Plan;
   result: ExecResult;

@@ -29,7 +29,7 @@ export {
 } from '../../../menu/state.js';
 
 /** The name of the state file that older versions kept beside the menu file (shared by a folder). */
-export const OLD_STATE_FILE_NAME = '.partner-menu-state.json';
+const OLD_STATE_FILE_NAME = '.partner-menu-state.json';
 
 /** StateFile.open, a file that is not a state file being a usage error (exit 2) naming it. */
 export function openStateFile(path: string): StateFile {
@@ -76,7 +76,7 @@ export interface Unfinished {
 }
 
 /** True when a sync/publish to `by` (null: every branch) reaches every branch of `of`. */
-export function branchesCover(by: readonly number[] | null, of: readonly number[] | null): boolean {
+function branchesCover(by: readonly number[] | null, of: readonly number[] | null): boolean {
   if (by === null) return true;
   if (of === null) return false;
   return of.every((b) => by.includes(b));

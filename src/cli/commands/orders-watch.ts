@@ -1,9 +1,23 @@
 import { type Command, Option } from 'commander';
-import type { Action } from '../commands/action.js';
-import { group } from '../commands/register.js';
+import type { Action } from './action.js';
+import { duration, int, type OptionsOf, optional, statusIds, text } from './options.js';
+import { group } from './register.js';
 
 // `partner orders watch`: registered into the existing `orders` group (derived commands stay as
 // they are); the flow itself loads only when the command runs.
+
+const ordersWatchOptions = {
+  branch: optional(int()),
+  status: optional(statusIds),
+  interval: duration('must be a duration of at least 100ms (e.g. 2s)', 100),
+  /** Resolved against the clock when the watch starts (ISO time, a duration ago, or now). */
+  since: optional(text),
+  maxPolls: optional(int()),
+  duration: optional(duration('must be a duration such as 30s or 5m', 1)),
+  /** Hidden: the window overlap (default 2m). */
+  overlap: optional(duration('must be a duration such as 2m')),
+};
+export type OrdersWatchOptions = OptionsOf<typeof ordersWatchOptions>;
 
 export function registerOrdersWatch(root: Command, action: Action): void {
   const cmd = group(root, ['orders'])
@@ -31,8 +45,8 @@ export function registerOrdersWatch(root: Command, action: Action): void {
     'after',
     '\nExamples:\n  $ partner orders watch\n  $ partner orders watch --branch 12 --status PLACED,ACCEPTED --interval 5s\n  $ partner orders watch --json --since 1h --max-polls 1 | jq .order_id\n',
   );
-  action(cmd, async (ctx, _args, opts) => {
-    const { runOrdersWatch } = await import('./orders-watch.js');
-    return runOrdersWatch(ctx, opts);
+  action(cmd, {
+    options: ordersWatchOptions,
+    run: async (ctx, opts) => (await import('./orders-watch-run.js')).runOrdersWatch(ctx, opts),
   });
 }

@@ -1,7 +1,11 @@
 import type { Command } from 'commander';
-import type { Action } from '../commands/action.js';
+import type { Action } from './action.js';
+import { int, type OptionsOf, optional } from './options.js';
 
-// `partner bootstrap`: the spec's bootstrap sequence as a guided flow (src/cli/flows/bootstrap.ts).
+// `partner bootstrap`: the spec's bootstrap sequence as a guided flow (bootstrap-run.ts).
+
+const bootstrapOptions = { brand: optional(int()), branch: optional(int()) };
+export type BootstrapOptions = OptionsOf<typeof bootstrapOptions>;
 
 export function registerBootstrap(root: Command, action: Action): void {
   const cmd = root
@@ -19,8 +23,8 @@ export function registerBootstrap(root: Command, action: Action): void {
     'after',
     '\nExamples:\n  $ partner bootstrap\n  $ partner bootstrap --brand 1 --branch 2\n  $ partner bootstrap --json | jq .scopes.missing\n',
   );
-  action(cmd, async (ctx, _args, opts) => {
-    const { runBootstrap } = await import('./bootstrap.js');
-    return runBootstrap(ctx, opts);
+  action(cmd, {
+    options: bootstrapOptions,
+    run: async (ctx, opts) => (await import('./bootstrap-run.js')).runBootstrap(ctx, opts),
   });
 }

@@ -2,19 +2,18 @@ import { Chalk } from 'chalk';
 import type { PartnerClient } from '../../client/client.js';
 import { newAgent } from '../../client/undici-transport.js';
 import { type Ctx, routesOf } from '../context.js';
-import { EXIT, Exit, UsageError } from '../errors.js';
+import { EXIT, Exit } from '../errors.js';
 import { sleepOrWake, stopper } from '../flows/orders-watch-time.js';
 import { parseTimeFlag } from '../input.js';
 import { type LoggedRequestView, requestLine } from '../output/request-view.js';
 import { resolveOperatorTarget } from '../target.js';
+import { LOGS_PAGE as PAGE, type LogsTailOptions } from './logs.js';
 
 // The body of `partner logs tail` (docs/cli.md): history first when asked, then long polls of
 // GET /v1/operator/requests?after=SEQ&wait=S, each answering as soon as a request is logged.
 
 /** Each long poll waits at most this long on the server: under the client's 30 s answer timeout. */
 const POLL_WAIT_S = 20;
-const PAGE = 1000;
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 interface Page {
   results: LoggedRequestView[];
@@ -28,64 +27,26 @@ interface Filters {
   method?: string;
 }
 
-/** `--status 4xx,404 --status 5xx` → `4xx,404,5xx`, each checked. */
-export function statusFilter(values: readonly string[] | undefined): string | undefined {
-  if (!values?.length) return undefined;
-  const parts = values.flatMap((v) => v.split(',')).map((p) => p.trim().toLowerCase());
-  for (const p of parts) {
-    if (!/^[1-5](xx|\d\d)$/.test(p))
-      throw new UsageError(`--status: "${p}" is not a status such as 404 nor a class such as 4xx`);
-  }
-  return [...new Set(parts)].join(',');
-}
-
-/** A path prefix; one without a leading slash is relative to /v1/partner/ (as in `partner api`). */
-export function pathFilter(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const v = value.trim();
-  if (v === '') throw new UsageError('--path must not be empty');
-  const p = v.startsWith('/') ? v : `/v1/partner/${v}`;
-  if (p.length > 2048) throw new UsageError('--path is longer than 2048 characters');
-  return p;
-}
-
-function limitOf(raw: unknown): number | undefined {
-  if (raw === undefined) return undefined;
-  const s = String(raw);
-  const n = Number(s);
-  if (!/^\d+$/.test(s) || n < 1 || n > PAGE)
-    throw new UsageError(`--limit must be between 1 and ${PAGE}, got "${s}"`);
-  return n;
-}
-
 const isGone = (err: unknown) => {
   const e = err as { name?: string; status?: number };
   return e?.name === 'NetworkError' || (e?.name === 'ApiError' && (e.status ?? 0) >= 500);
 };
 
-export async function runLogsTail(ctx: Ctx, opts: Record<string, unknown>): Promise<number> {
+export async function runLogsTail(ctx: Ctx, opts: LogsTailOptions): Promise<number> {
   const { io } = ctx;
   const filters: Filters = {};
-  const status = statusFilter(opts.status as string[] | undefined);
-  if (status) filters.status = status;
-  const path = pathFilter(opts.path as string | undefined);
-  if (path) filters.path = path;
-  if (opts.method !== undefined) {
-    const m = String(opts.method).toUpperCase();
-    if (!METHODS.includes(m))
-      throw new UsageError(`--method must be one of ${METHODS.join(', ')}, got "${opts.method}"`);
-    filters.method = m;
-  }
+  if (opts.status) filters.status = opts.status;
+  if (opts.path) filters.path = opts.path;
+  if (opts.method) filters.method = opts.method;
   const since =
-    typeof opts.since === 'string' ? parseTimeFlag(opts.since, '--since', io.clock.now(), false) : undefined;
-  const limit = limitOf(opts.limit);
-  const follow = opts.follow !== false;
+    opts.since !== undefined ? parseTimeFlag(opts.since, '--since', io.clock.now(), false) : undefined;
+  const { limit, follow } = opts;
 
   const target = resolveOperatorTarget({
     env: io.env,
-    server: opts.server as string | undefined,
-    token: opts.token as string | undefined,
-    dataDir: opts.data as string | undefined,
+    server: opts.server,
+    token: opts.token,
+    dataDir: opts.data,
   });
   const { PartnerClient } = await import('../../client/client.js');
   // Our own connection pool, so Ctrl-C can drop a long poll in flight instead of waiting it out.

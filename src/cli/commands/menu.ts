@@ -1,12 +1,34 @@
 import type { Command } from 'commander';
-import type { Action } from '../../commands/action.js';
-import { group } from '../../commands/register.js';
+import type { Action } from './action.js';
+import { ids, int, on, type OptionsOf, optional, orDefault, text } from './options.js';
+import { group } from './register.js';
 
 // `partner menu push FILE`, `partner menu diff FILE` and `partner menu schema`: registered next to the derived `menu`
 // commands (neither name is an operation, so nothing collides). Only commander here: the flow
 // (yaml, zod, the client) loads when the command runs.
 
 const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
+
+const menuDiffOptions = {
+  brand: optional(int()),
+  branch: optional(ids),
+  state: optional(text),
+  resetState: on,
+  exitCode: on,
+};
+export type MenuDiffOptions = OptionsOf<typeof menuDiffOptions>;
+
+const menuPushOptions = {
+  brand: optional(int()),
+  branch: optional(ids),
+  state: optional(text),
+  resetState: on,
+  dryRun: on,
+  yes: on,
+  concurrency: orDefault(int(1, 16), 4),
+  republish: on,
+};
+export type MenuPushOptions = OptionsOf<typeof menuPushOptions>;
 
 export function registerMenuPush(program: Command, action: Action): void {
   const menu = group(program, ['menu']);
@@ -45,9 +67,9 @@ export function registerMenuPush(program: Command, action: Action): void {
     'after',
     '\nExamples:\n  $ partner menu push menu.yaml --brand 12 --dry-run\n  $ partner menu push menu.yaml --brand 12 --branch 34 --yes --json\n\nExit codes: as every command; 130 when interrupted (run it again to resume).\n',
   );
-  action(push, async (ctx, args, opts) => {
-    const { runMenuPush } = await import('./command.js');
-    return runMenuPush(ctx, args, opts);
+  action(push, {
+    options: menuPushOptions,
+    run: async (ctx, opts, args) => (await import('./menu-run.js')).runMenuPush(ctx, args, opts),
   });
 
   const diff = menu
@@ -68,9 +90,9 @@ export function registerMenuPush(program: Command, action: Action): void {
     .option('--reset-state', 'plan as if no push state were recorded')
     .option('--exit-code', 'exit 1 when a push would change something (for CI)');
   diff.addHelpText('after', '\nExample:\n  $ partner menu diff menu.yaml --brand 12\n');
-  action(diff, async (ctx, args, opts) => {
-    const { runMenuDiff } = await import('./command.js');
-    return runMenuDiff(ctx, args, opts);
+  action(diff, {
+    options: menuDiffOptions,
+    run: async (ctx, opts, args) => (await import('./menu-run.js')).runMenuDiff(ctx, args, opts),
   });
 
   const schema = menu
@@ -80,9 +102,12 @@ export function registerMenuPush(program: Command, action: Action): void {
       'Prints the JSON Schema (draft 2020-12) of the menu file that `menu push` and `menu diff` read.',
     );
   schema.addHelpText('after', '\nExample:\n  $ partner menu schema > menu-file.schema.json\n');
-  action(schema, async (ctx) => {
-    const { menuFileJsonSchema } = await import('../../../menu/schema.js');
-    ctx.io.stdout.write(`${JSON.stringify(menuFileJsonSchema(), null, 2)}\n`);
-    return 0;
+  action(schema, {
+    options: {},
+    async run(ctx) {
+      const { menuFileJsonSchema } = await import('../../menu/schema.js');
+      ctx.io.stdout.write(`${JSON.stringify(menuFileJsonSchema(), null, 2)}\n`);
+      return 0;
+    },
   });
 }

@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import { canPrompt } from '../io.js';
 import type { Profile } from '../profile-file.js';
 import { displayWidth, wrapText } from '../output/text-width.js';
+import type { BootstrapOptions } from './bootstrap.js';
 
 // `partner bootstrap` (docs/flows.md): the spec's bootstrap sequence — brands, branches,
 // providers, the order-status dictionary — plus a check of which scopes the credential lacks,
@@ -24,7 +25,7 @@ export interface ScopeCheck {
   note?: string;
 }
 
-export interface BootstrapFound {
+interface BootstrapFound {
   profile: string | null;
   base_url: string;
   key: string;
@@ -269,11 +270,7 @@ const text = (v: unknown) =>
   v === undefined || v === null ? '' : Array.isArray(v) ? v.join(', ') : String(v);
 
 /** The report, laid out for `width` columns (the terminal's; Infinity when not a terminal). */
-export function renderBootstrap(
-  found: BootstrapFound,
-  color: boolean,
-  width = Number.POSITIVE_INFINITY,
-): string {
+function renderBootstrap(found: BootstrapFound, color: boolean, width = Number.POSITIVE_INFINITY): string {
   const c = new Chalk({ level: color ? 1 : 0 });
   const out: string[] = [];
   const LABEL = 12;
@@ -367,20 +364,8 @@ export function renderBootstrap(
 
 // ─── Defaults on the profile ─────────────────────────────────────────────────────────────────
 
-function idFlag(v: unknown, flag: string): number | undefined {
-  if (v === undefined) return undefined;
-  const s = String(v);
-  if (!/^\d+$/.test(s) || Number(s) < 1)
-    throw new UsageError(`${flag} must be an id (a whole number ≥ 1), got "${s}"`);
-  return Number(s);
-}
-
 /** Checks --brand/--branch against what the credential sees. */
-export function checkDefaults(
-  found: BootstrapFound,
-  brand: number | undefined,
-  branch: number | undefined,
-): void {
+function checkDefaults(found: BootstrapFound, brand: number | undefined, branch: number | undefined): void {
   if (brand !== undefined && found.brands.length > 0 && !found.brands.some((b) => b.id === brand))
     throw new UsageError(
       `--brand ${brand}: not a brand of this business (brands: ${found.brands.map((b) => text(b.id)).join(', ')})`,
@@ -448,10 +433,9 @@ async function promptDefaults(
   return branch === '' ? { brand_id: brand } : { brand_id: brand, branch_id: Number(branch) };
 }
 
-export async function runBootstrap(ctx: Ctx, opts: Record<string, unknown>): Promise<number> {
+export async function runBootstrap(ctx: Ctx, opts: BootstrapOptions): Promise<number> {
   const { io } = ctx;
-  const brandFlag = idFlag(opts.brand, '--brand');
-  const branchFlag = idFlag(opts.branch, '--branch');
+  const { brand: brandFlag, branch: branchFlag } = opts;
   const { client, target } = await ctx.partner();
   // With PARTNER_KEY/PARTNER_SECRET the credential is not the profile's (the default profile is
   // still read, for its base URL): its defaults are not this credential's to set, nor to show.

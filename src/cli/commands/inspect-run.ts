@@ -3,33 +3,25 @@ import { UsageError } from '../errors.js';
 import { untilSignal, wrapColumns } from '../io.js';
 import { wrapForTerminal } from '../output/text-width.js';
 import { resolveOperatorTarget, resolvePartnerTarget } from '../target.js';
-import { menuHistoryDir } from './menu-history.js';
-import { openBrowser } from './open-browser.js';
-import type { Inspect, InspectOptions } from './start.js';
+import { menuHistoryDir } from '../inspect/menu-history.js';
+import { openBrowser } from '../inspect/open-browser.js';
+import type { Inspect, InspectOptions } from '../inspect/start.js';
+import type { InspectCommandOptions } from './inspect.js';
 
 // `partner inspect` (docs/inspect.md): the page over the local server found the way the operator
 // commands find it (webhook deliveries, the request log) and the active profile (menu preview).
-
-export function inspectPort(v: unknown, flag = '--port'): number {
-  const n = Number(v ?? 0);
-  if (!/^\d+$/.test(String(v ?? 0)) || n > 65535) throw new UsageError(`${flag} must be 0–65535, got "${v}"`);
-  return n;
-}
 
 /** The message of a source that could not be set up: the first line of the error. */
 const reason = (err: unknown) => (err as Error).message;
 
 /** The operator API of the local server, or why there is none. */
-export function operatorSource(
-  ctx: Ctx,
-  opts: Record<string, unknown>,
-): NonNullable<InspectOptions['operator']> {
+function operatorSource(ctx: Ctx, opts: InspectCommandOptions): NonNullable<InspectOptions['operator']> {
   try {
     return resolveOperatorTarget({
       env: ctx.io.env,
-      server: opts.server as string | undefined,
-      token: opts.token as string | undefined,
-      dataDir: opts.data as string | undefined,
+      server: opts.server,
+      token: opts.token,
+      dataDir: opts.data,
     });
   } catch (err) {
     if ((err as Error).message.includes('go together')) throw err;
@@ -68,15 +60,15 @@ export async function announce(
   if (failed) err.write(`partner: could not open a browser (${failed}): open the URL above yourself\n`);
 }
 
-export async function runInspect(ctx: Ctx, opts: Record<string, unknown>): Promise<number> {
+export async function runInspect(ctx: Ctx, opts: InspectCommandOptions): Promise<number> {
   const { io } = ctx;
-  const port = inspectPort(opts.port);
+  const { port } = opts;
   const operator = operatorSource(ctx, opts);
   const partner = partnerSource(ctx);
   const missing = (m: unknown): m is { error: string } => typeof m === 'object' && m !== null && 'error' in m;
   if (missing(operator) && missing(partner))
     throw new UsageError(`nothing to inspect: ${operator.error}; and for the menu preview, ${partner.error}`);
-  const { startInspect } = await import('./start.js');
+  const { startInspect } = await import('../inspect/start.js');
   const inspect = await startInspect({
     mode: 'inspect',
     version: __PARTNER_VERSION__,
@@ -91,7 +83,7 @@ export async function runInspect(ctx: Ctx, opts: Record<string, unknown>): Promi
     throw err;
   });
   try {
-    await announce(inspect, io.stdout, io.stderr, io.env, opts.open === true, wrapColumns(io, 'stdout'));
+    await announce(inspect, io.stdout, io.stderr, io.env, opts.open, wrapColumns(io, 'stdout'));
     const lines = [
       missing(operator)
         ? `  webhooks, requests: ${operator.error}`

@@ -1,7 +1,11 @@
 import type { Command } from 'commander';
-import type { Action } from '../commands/action.js';
+import type { Action } from './action.js';
+import { duration, type OptionsOf } from './options.js';
 
-// `partner demo`: a tour against a throw-away local server (src/cli/flows/demo.ts).
+// `partner demo`: a tour against a throw-away local server (demo-run.ts).
+
+const demoOptions = { timeout: duration('must be a duration of at least 1ms, such as 10s', 1) };
+export type DemoOptions = OptionsOf<typeof demoOptions>;
 
 export function registerDemo(root: Command, action: Action): void {
   const cmd = root
@@ -15,8 +19,8 @@ export function registerDemo(root: Command, action: Action): void {
     )
     .option('--timeout <duration>', 'longest wait for each webhook event', '10s');
   cmd.addHelpText('after', '\nExamples:\n  $ partner demo\n  $ partner demo --json | jq .event_type\n');
-  action(cmd, async (ctx, _args, opts) => {
-    const { runDemo } = await import('./demo.js');
-    return runDemo(ctx, opts);
+  action(cmd, {
+    options: demoOptions,
+    run: async (ctx, opts) => (await import('./demo-run.js')).runDemo(ctx, opts),
   });
 }

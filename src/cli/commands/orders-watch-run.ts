@@ -1,5 +1,6 @@
+import { formatDuration, parseDuration } from '../../contract/duration.js';
 import type { PartnerClient, RequestLog } from '../../client/client.js';
-import { ORDER_STATUSES, STATUS_CODES, STATUS_ID, statusName } from '../../contract/order-statuses.js';
+import { statusName } from '../../contract/order-statuses.js';
 import { type Ctx, routesOf } from '../context.js';
 import { EXIT, Exit, UsageError } from '../errors.js';
 import { canPrompt, wrapColumns } from '../io.js';
@@ -16,9 +17,16 @@ import {
   type WatchFilters,
   type WatchOrder,
   writeCursor,
-} from './orders-watch-cursor.js';
-import { humanMs, parseDurationMs, sleepOrWake, stopper, Wake } from './orders-watch-time.js';
-import { actionForKey, actionsFor, KeyReader, LiveView, type WatchAction } from './orders-watch-tty.js';
+} from '../flows/orders-watch-cursor.js';
+import { sleepOrWake, stopper, Wake } from '../flows/orders-watch-time.js';
+import {
+  actionForKey,
+  actionsFor,
+  KeyReader,
+  LiveView,
+  type WatchAction,
+} from '../flows/orders-watch-tty.js';
+import type { OrdersWatchOptions } from './orders-watch.js';
 
 // `partner orders watch` (docs/flows.md): polls GET /orders with a moving created_at window,
 // re-reads open orders the window no longer covers, shows every new order and every change
@@ -31,59 +39,19 @@ export const OVERLAP_MS = 120_000;
 const MAX_RANGE_MS = 89 * 86_400_000;
 const MAX_PAGES = 50;
 /** Open orders older than the window, re-read individually per poll (least recently read first). */
-export const MAX_REREADS = 10;
+const MAX_REREADS = 10;
 const MAX_BACKOFF_MS = 60_000;
-
-export interface WatchOptions {
-  branch?: unknown;
-  status?: unknown;
-  interval?: unknown;
-  since?: unknown;
-  maxPolls?: unknown;
-  duration?: unknown;
-  /** Hidden: the window overlap (default OVERLAP_MS). */
-  overlap?: unknown;
-}
 
 /** Thrown out of the client's backoff wait when the watch must stop: abandons the request. */
 class Stopping extends Error {
   override readonly name = 'Stopping';
 }
 
-function positiveInt(v: unknown, flag: string): number {
-  const s = String(v);
-  if (!/^\d+$/.test(s) || Number(s) < 1)
-    throw new UsageError(`${flag} must be a whole number ≥ 1, got "${s}"`);
-  return Number(s);
-}
-
-/** `ACCEPTED,4,picked_up` → status ids. */
-export function parseStatusFilter(text: string): number[] {
-  const out: number[] = [];
-  for (const part of text.split(',')) {
-    const p = part.trim();
-    if (!p) continue;
-    let id: number | undefined;
-    if (/^\d+$/.test(p)) id = ORDER_STATUSES.some((r) => r.id === Number(p)) ? Number(p) : undefined;
-    else {
-      const code = p.toUpperCase().replace(/[_-]+/g, ' ').replace(/\s+/g, ' ');
-      id = (STATUS_CODES as readonly string[]).includes(code)
-        ? STATUS_ID[code as keyof typeof STATUS_ID]
-        : undefined;
-    }
-    if (id === undefined)
-      throw new UsageError(`--status: "${p}" is not a status id (1–11) or code (${STATUS_CODES.join(', ')})`);
-    if (!out.includes(id)) out.push(id);
-  }
-  if (out.length === 0) throw new UsageError('--status: give at least one status');
-  return out.sort((a, b) => a - b);
-}
-
 /** `--since`: an ISO time, a duration meaning "that long ago" (`30m`, `2h`, `1d`), or `now`. */
-export function parseSince(text: string, now: number): number {
+function parseSince(text: string, now: number): number {
   const s = text.trim();
   if (s === 'now') return now;
-  const d = parseDurationMs(s);
+  const d = parseDuration(s);
   if (d !== undefined && !/^\d+$/.test(s)) return now - d;
   if (/^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s))) {
     const t = Date.parse(/T/.test(s) ? s : `${s}T00:00:00Z`);
@@ -108,29 +76,15 @@ function describe(err: unknown): string {
   return `server error ${e?.status ?? ''} ${e?.code ?? ''}`.trim();
 }
 
-export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<number> {
+export async function runOrdersWatch(ctx: Ctx, opts: OrdersWatchOptions): Promise<number> {
   const { io } = ctx;
-  const branch = opts.branch !== undefined ? positiveInt(opts.branch, '--branch') : null;
-  const statusIds = typeof opts.status === 'string' ? parseStatusFilter(opts.status) : null;
-  const interval = opts.interval !== undefined ? parseDurationMs(String(opts.interval)) : 2000;
-  if (interval === undefined || interval < 100)
-    throw new UsageError(`--interval expects a duration of at least 100ms (e.g. 2s), got "${opts.interval}"`);
-  const maxPolls = opts.maxPolls !== undefined ? positiveInt(opts.maxPolls, '--max-polls') : undefined;
-  let durationMs: number | undefined;
-  if (opts.duration !== undefined) {
-    durationMs = parseDurationMs(String(opts.duration));
-    if (!durationMs)
-      throw new UsageError(`--duration expects a duration such as 30s or 5m, got "${opts.duration}"`);
-  }
-  let overlap = OVERLAP_MS;
-  if (opts.overlap !== undefined) {
-    const v = parseDurationMs(String(opts.overlap));
-    if (v === undefined)
-      throw new UsageError(`--overlap expects a duration such as 2m, got "${opts.overlap}"`);
-    overlap = v;
-  }
+  const branch = opts.branch ?? null;
+  const statusIds = opts.status ?? null;
+  const { interval, maxPolls } = opts;
+  const durationMs = opts.duration;
+  const overlap = opts.overlap ?? OVERLAP_MS;
   const startNow = io.clock.now();
-  const since = typeof opts.since === 'string' ? parseSince(opts.since, startNow) : undefined;
+  const since = opts.since !== undefined ? parseSince(opts.since, startNow) : undefined;
 
   const target = resolvePartnerTarget({
     configDir: io.configDir,
@@ -184,7 +138,7 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
       lastRetry?.status === 429
         ? 'rate limited (429 rate_limit_exceeded)'
         : `server answered ${lastRetry?.status ?? '?'}`;
-    say(`${why}: backing off ${humanMs(ms)} before retrying (honouring Retry-After)`);
+    say(`${why}: backing off ${formatDuration(ms)} before retrying (honouring Retry-After)`);
     if (stop.stopped || left() <= 0) throw new Stopping('stopping');
     const full = await sleepOrWake(Math.min(ms, left()), [stop.promise]);
     if (!full) throw new Stopping('stopping');
@@ -243,7 +197,7 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
   const json = ctx.json;
   const liveOn = io.stdoutIsTTY && !json;
   const interactive = liveOn && canPrompt(io);
-  const title = `orders watch · ${target.profile ? `profile ${target.profile.name}` : 'credential from env'} · branch ${branch ?? 'all'} · status ${statusIds ? statusIds.map(nameOf).join(',') : 'all'} · every ${humanMs(interval)}`;
+  const title = `orders watch · ${target.profile ? `profile ${target.profile.name}` : 'credential from env'} · branch ${branch ?? 'all'} · status ${statusIds ? statusIds.map(nameOf).join(',') : 'all'} · every ${formatDuration(interval)}`;
   live = liveOn
     ? new LiveView({
         io,
@@ -478,7 +432,7 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
         : `orders created since ${isoOf(initialFrom)}`;
       io.stderr.write(
         wrapForTerminal(
-          `partner orders watch: ${from}; branch ${branch ?? 'all'}, status ${statusIds ? statusIds.map(nameOf).join(',') : 'all'}, every ${humanMs(interval)}; Ctrl-C stops\n`,
+          `partner orders watch: ${from}; branch ${branch ?? 'all'}, status ${statusIds ? statusIds.map(nameOf).join(',') : 'all'}, every ${formatDuration(interval)}; Ctrl-C stops\n`,
           wrapColumns(io, 'stderr'),
         ),
       );
@@ -502,7 +456,7 @@ export async function runOrdersWatch(ctx: Ctx, opts: WatchOptions): Promise<numb
           say(`${describe(err)}; giving up: --max-polls ${maxPolls} reached`);
           break;
         }
-        say(`${describe(err)}; backing off ${humanMs(wait)} (failure ${failures} in a row)`);
+        say(`${describe(err)}; backing off ${formatDuration(wait)} (failure ${failures} in a row)`);
         await sleepOrWake(Math.min(wait, left()), [stop.promise]);
         continue;
       }

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
-import { ApiError } from '../../../client/errors.js';
-import type { Ctx } from '../../context.js';
-import { EXIT, Exit, UsageError } from '../../errors.js';
-import { canPrompt, type Io, wrapColumns } from '../../io.js';
-import { wrapForTerminal } from '../../output/text-width.js';
-import { listBound, offerProblems } from '../../../menu/bounds.js';
-import { type LoadedMenu, loadMenuFile, MenuFileError, type FileProblem } from '../../../menu/load.js';
+import { ApiError } from '../../client/errors.js';
+import type { Ctx } from '../context.js';
+import { EXIT, Exit, UsageError } from '../errors.js';
+import { canPrompt, type Io, wrapColumns } from '../io.js';
+import { wrapForTerminal } from '../output/text-width.js';
+import { listBound, offerProblems } from '../../menu/bounds.js';
+import { type LoadedMenu, loadMenuFile, MenuFileError, type FileProblem } from '../../menu/load.js';
 import {
   type BusinessTree,
   type Current,
@@ -14,14 +14,14 @@ import {
   type Desired,
   desiredOf,
   matchKeys,
-} from '../../../menu/model.js';
-import { type Plan, plan as makePlan } from '../../../menu/plan.js';
-import { barProgress, lineProgress, type Progress } from './progress.js';
-import { planLines, planSummary, planView, summaryLines, summaryView } from './render.js';
-import { itemHoldingSku, recordMatches } from '../../../menu/push.js';
-import { execute, PushStopped } from '../../../menu/run.js';
-import { formatPath } from '../../../menu/schema.js';
-import { branchProblems, type PushProblem, scopeProblems } from '../../../menu/preflight.js';
+} from '../../menu/model.js';
+import { type Plan, plan as makePlan } from '../../menu/plan.js';
+import { barProgress, lineProgress, type Progress } from '../flows/menu-push/progress.js';
+import { planLines, planSummary, planView, summaryLines, summaryView } from '../flows/menu-push/render.js';
+import { itemHoldingSku, recordMatches } from '../../menu/push.js';
+import { execute, PushStopped } from '../../menu/run.js';
+import { formatPath } from '../../menu/schema.js';
+import { branchProblems, type PushProblem, scopeProblems } from '../../menu/preflight.js';
 import {
   markFinished,
   menuStateDir,
@@ -33,33 +33,13 @@ import {
   targetId,
   type Unfinished,
   unfinishedCovered,
-} from './state.js';
+} from '../flows/menu-push/state.js';
+import type { MenuDiffOptions, MenuPushOptions } from './menu.js';
 
 // `partner menu push FILE` and `partner menu diff FILE` (docs/menu-push.md).
 
-export interface PushFlags {
-  brand?: unknown;
-  branch?: unknown;
-  dryRun?: unknown;
-  yes?: unknown;
-  state?: unknown;
-  resetState?: unknown;
-  concurrency?: unknown;
-  republish?: unknown;
-  exitCode?: unknown;
-}
-
-function positiveInt(flag: string, v: string): number {
-  if (!/^\d+$/.test(v.trim()) || Number(v) < 1)
-    throw new UsageError(`${flag} expects a positive integer id, got "${v}"`);
-  return Number(v);
-}
-
-function branchesOf(v: unknown): number[] | undefined {
-  const list = (Array.isArray(v) ? v : v === undefined ? [] : [v]).flatMap((x) => String(x).split(','));
-  const ids = list.filter((x) => x.trim() !== '').map((x) => positiveInt('--branch', x));
-  return ids.length ? [...new Set(ids)] : undefined;
-}
+/** The flags a plan reads, push's and diff's alike. */
+type PlanFlags = Pick<MenuDiffOptions, 'brand' | 'branch' | 'state' | 'resetState'> & { republish?: boolean };
 
 function writeProblems(io: Io, err: MenuFileError, outcome = 'nothing was sent'): never {
   for (const l of err.lines()) io.stderr.write(`${l}\n`);
@@ -161,10 +141,10 @@ interface Prepared {
   business_id: number;
 }
 
-async function prepare(ctx: Ctx, file: string | undefined, flags: PushFlags): Promise<Prepared> {
+async function prepare(ctx: Ctx, file: string | undefined, flags: PlanFlags): Promise<Prepared> {
   if (!file) throw new UsageError('missing FILE (the menu file, YAML or JSON)');
-  const explicitBrand = flags.brand === undefined ? undefined : positiveInt('--brand', String(flags.brand));
-  const branch_ids = branchesOf(flags.branch);
+  const explicitBrand = flags.brand;
+  const branch_ids = flags.branch?.length ? flags.branch : undefined;
   const maxBranches = Math.min(
     listBound('syncMenuToStores', 'branch_ids'),
     listBound('publishMenu', 'branch_ids'),
@@ -214,14 +194,14 @@ async function prepare(ctx: Ctx, file: string | undefined, flags: PushFlags): Pr
   // 3. The state of this target (server, business, brand, branch set, menu file).
   const id = targetId(client.baseUrl, tree.business_id, brand_id, branch_ids, loaded.path);
   const explicit =
-    typeof flags.state === 'string'
+    flags.state !== undefined
       ? isAbsolute(flags.state)
         ? flags.state
         : resolve(ctx.io.cwd, flags.state)
       : undefined;
   const state = openStateFile(explicit ?? statePath(menuStateDir(ctx.io.env, ctx.io.configDir), id));
   let t = state.target(id);
-  if (flags.resetState === true) t = state.replace(id);
+  if (flags.resetState) t = state.replace(id);
   else if (!explicit && !state.existed) {
     // Older versions kept one state file beside the menu files of a folder: take this file's part.
     const old = oldStateFor(id);
@@ -239,10 +219,9 @@ async function prepare(ctx: Ctx, file: string | undefined, flags: PushFlags): Pr
   const current = currentOf(brandTree);
   const matching = matchKeys(desired, current, t);
   // Pushes of this brand that stopped before publishing, which this push's sync and publish finish.
-  const unfinished =
-    flags.resetState === true
-      ? []
-      : unfinishedCovered(menuStateDir(ctx.io.env, ctx.io.configDir), id, explicit);
+  const unfinished = flags.resetState
+    ? []
+    : unfinishedCovered(menuStateDir(ctx.io.env, ctx.io.configDir), id, explicit);
   const plan = makePlan({
     desired,
     current,
@@ -289,7 +268,7 @@ export function pacedSeconds(calls: number, headers: Record<string, string>): nu
  * RateLimit headers of the read, how long the credential's limit makes them take (the person
  * deciding to run a big push needs that number).
  */
-export function callsText(calls: number, rate: Prepared['rate']): string {
+function callsText(calls: number, rate: Prepared['rate']): string {
   const n = `${calls.toLocaleString('en-US')} write call${calls === 1 ? '' : 's'}`;
   if (!rate) return n;
   const per = `${rate.limit.toLocaleString('en-US')}/min`;
@@ -327,7 +306,7 @@ function print(io: Io, which: 'stdout' | 'stderr', lines: string[]): void {
   if (lines.length) io[which].write(wrapForTerminal(`${lines.join('\n')}\n`, wrapColumns(io, which)));
 }
 
-export async function runMenuDiff(ctx: Ctx, args: string[], flags: PushFlags): Promise<number> {
+export async function runMenuDiff(ctx: Ctx, args: string[], flags: MenuDiffOptions): Promise<number> {
   const p = await prepare(ctx, args[0], flags);
   const { plan, loaded } = p;
   const authoring = plan.steps.filter((s) => s.action !== 'sync' && s.action !== 'publish');
@@ -342,20 +321,16 @@ export async function runMenuDiff(ctx: Ctx, args: string[], flags: PushFlags): P
       `${planSummary(plan)}; ${callsText(plan.steps.length, p.rate)}`,
     ]);
   }
-  return flags.exitCode === true && authoring.length + (plan.publish === 'resume' ? 1 : 0) > 0
-    ? EXIT.other
-    : EXIT.ok;
+  return flags.exitCode && authoring.length + (plan.publish === 'resume' ? 1 : 0) > 0 ? EXIT.other : EXIT.ok;
 }
 
-export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): Promise<number> {
-  const concurrency = flags.concurrency === undefined ? 4 : Number(flags.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16)
-    throw new UsageError(`--concurrency expects 1–16, got "${flags.concurrency}"`);
+export async function runMenuPush(ctx: Ctx, args: string[], flags: MenuPushOptions): Promise<number> {
+  const { concurrency } = flags;
   const p = await prepare(ctx, args[0], flags);
   const { plan, loaded, state, target } = p;
   const io = ctx.io;
 
-  if (flags.dryRun === true) {
+  if (flags.dryRun) {
     if (ctx.json)
       io.stdout.write(
         `${JSON.stringify({ ...planView(plan, loaded.display, p.pacedSeconds), dry_run: true }, null, 2)}\n`,
@@ -391,7 +366,7 @@ export async function runMenuPush(ctx: Ctx, args: string[], flags: PushFlags): P
     '; nothing was written',
   );
 
-  if (flags.yes !== true) {
+  if (!flags.yes) {
     if (canPrompt(io)) {
       // With --json, stdout carries only the summary object.
       print(io, ctx.json ? 'stderr' : 'stdout', [

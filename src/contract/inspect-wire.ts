@@ -1,5 +1,14 @@
-// What the inspect server (in the CLI process) and its page exchange. Types only: the page's
-// bundle imports this file too, so it must not import anything of Node.
+import type { z } from 'zod';
+import type {
+  LoggedRequest,
+  LoggedMessage as LoggedMessageSchema,
+  LoggedRequestDetail,
+} from './schemas/operator.js';
+
+// What the inspect server (in the CLI process) and its page (src/inspect-ui) exchange: here, in
+// the layer both may use, so the page imports nothing of the CLI. Types only: the page's bundle
+// imports this file too, so it must not import anything of Node. The request log's shapes are the
+// contract's schemas (z.infer), not copies.
 
 /** What this inspect run can show; a source it could not reach carries the reason instead. */
 export interface InspectInfo {
@@ -82,32 +91,14 @@ export interface WebhookDetail extends WebhookRow {
 }
 
 /** One request of the local server's request log (the operator API's list entry). */
-export interface RequestRow {
-  seq: number;
-  request_id: string;
-  at: string;
-  method: string;
-  path: string;
-  status: number;
-  duration_ms: number;
-  credential_key: string | null;
-  error_code: string | null;
+export type RequestRow = z.infer<typeof LoggedRequest> & {
   /** A read partner inspect itself made (hidden unless asked for). */
   own: boolean;
-}
+};
 
-export interface LoggedMessage {
-  headers: Record<string, string>;
-  body: string | null;
-  body_size: number;
-  body_truncated: boolean;
-}
+export type LoggedMessage = z.infer<typeof LoggedMessageSchema>;
 
-export interface RequestDetail extends Omit<RequestRow, 'own'> {
-  request: LoggedMessage;
-  response: LoggedMessage;
-  detail_dropped: boolean;
-}
+export type RequestDetail = z.infer<typeof LoggedRequestDetail>;
 
 export interface MenuTargets {
   brands: { id: number; title: string; branches: { id: number; title: string; currency_code: string }[] }[];
@@ -175,9 +166,4 @@ export interface MenuView {
 export interface ActionResult {
   ok: boolean;
   message: string;
-}
-
-/** Error answers of the inspect server. */
-export interface InspectError {
-  error: { code: string; message: string };
 }

@@ -1,3 +1,4 @@
+import { formatDuration } from '../../contract/duration.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,15 +7,15 @@ import type { PartnerClient } from '../../client/client.js';
 import { STATUS_ID } from '../../contract/order-statuses.js';
 import type { RunningServer } from '../../server/index.js';
 import { type Ctx, routesOf } from '../context.js';
-import { UsageError } from '../errors.js';
 import { wrapColumns } from '../io.js';
 import { wrapForTerminal } from '../output/text-width.js';
 import type { Receiver, ReceivedEvent } from '../listen/receiver.js';
-import { collectBootstrap, saveDefaults } from './bootstrap.js';
-import { parseSampleMenu, pushSampleMenu } from './demo-menu-push.js';
-import { SAMPLE_MENU_YAML } from './demo-sample-menu.js';
-import { humanMs, parseDurationMs, sleepOrWake, stopper, Wake } from './orders-watch-time.js';
+import { collectBootstrap, saveDefaults } from './bootstrap-run.js';
+import { parseSampleMenu, pushSampleMenu } from '../flows/demo-menu-push.js';
+import { SAMPLE_MENU_YAML } from '../flows/demo-sample-menu.js';
+import { sleepOrWake, stopper, Wake } from '../flows/orders-watch-time.js';
 import { plural } from '../output/words.js';
+import type { DemoOptions } from './demo.js';
 
 // `partner demo` (docs/flows.md): a throw-away local server in a temp dir, the bootstrap, the
 // sample menu pushed, an in-process webhook listener, one simulated order walked PLACED →
@@ -25,10 +26,9 @@ type Rec = Record<string, unknown>;
 
 const WALK = ['ACCEPTED', 'READY', 'DELIVERED'] as const;
 
-export async function runDemo(ctx: Ctx, opts: Record<string, unknown>): Promise<number> {
+export async function runDemo(ctx: Ctx, opts: DemoOptions): Promise<number> {
   const { io } = ctx;
-  const timeoutMs = parseDurationMs(String(opts.timeout ?? '10s'));
-  if (!timeoutMs) throw new UsageError(`--timeout expects a duration such as 10s, got "${opts.timeout}"`);
+  const timeoutMs = opts.timeout;
   const json = ctx.json;
   // With --json stdout carries only the events; the narration goes to stderr.
   const narr = json ? io.stderr : io.stdout;
@@ -59,7 +59,7 @@ export async function runDemo(ctx: Ctx, opts: Record<string, unknown>): Promise<
       }
       if (stop.stopped) throw new Error(`demo interrupted (${stop.reason}) while waiting for ${what}`);
       const left = until - performance.now();
-      if (left <= 0) throw new Error(`no ${what} arrived within ${humanMs(timeoutMs)}`);
+      if (left <= 0) throw new Error(`no ${what} arrived within ${formatDuration(timeoutMs)}`);
       await sleepOrWake(left, [arrived.next(), stop.promise]);
     }
   };
@@ -201,7 +201,7 @@ export async function runDemo(ctx: Ctx, opts: Record<string, unknown>): Promise<
     }
     say();
     say(
-      `${c.green('Done:')} ${used.size} signed events received and verified in ${humanMs(performance.now() - t0)}.`,
+      `${c.green('Done:')} ${used.size} signed events received and verified in ${formatDuration(performance.now() - t0)}.`,
     );
   } finally {
     stop.dispose();
