@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { hasTaskset, serverBundle, spawnNode } from './server.mjs';
 
-export const SEAL_KEY = randomBytes(32).toString('base64');
-export const OPERATOR_TOKEN = `op_bench_${randomBytes(16).toString('hex')}`;
+const SEAL_KEY = randomBytes(32).toString('base64');
+const OPERATOR_TOKEN = `op_bench_${randomBytes(16).toString('hex')}`;
 
 function postgresBin() {
   if (process.env.PARTNER_PG_BIN) return process.env.PARTNER_PG_BIN;

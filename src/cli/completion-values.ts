@@ -15,7 +15,7 @@ export const CACHE_TTL_MS = 60_000;
 /** How long an unreachable server is not asked again. */
 const DOWN_TTL_MS = 15_000;
 
-export interface Candidate {
+interface Candidate {
   value: string;
   description?: string;
 }

@@ -41,7 +41,7 @@ export interface ConfigData {
   profiles?: Record<string, StoredProfile>;
 }
 
-export class ConfigFileError extends Error {
+class ConfigFileError extends Error {
   constructor(
     message: string,
     readonly file: string,

@@ -21,8 +21,6 @@ import {
   requireKeyring,
   type SecretStorage,
 } from './secret-store.js';
-
-export type { Profile } from './profile-file.js';
 export type { SecretStorage } from './secret-store.js';
 
 interface SaveOptions {

@@ -447,10 +447,6 @@ export class PartnerClient {
   }
 }
 
-export function createClient(opts: ClientOptions): PartnerClient {
-  return new PartnerClient(opts);
-}
-
 /** Routes for `call` from the contract's operation table (for library users; the CLI uses its manifest). */
 export function routesOf(ops: readonly Route[]): Record<string, Route> {
   return Object.fromEntries(

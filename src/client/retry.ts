@@ -17,7 +17,7 @@ export const DEFAULT_RETRY: RetryPolicy = {
   maxRetryAfterMs: 60_000,
 };
 
-export function isRetryableStatus(status: number): boolean {
+function isRetryableStatus(status: number): boolean {
   return status === 429 || status === 502;
 }
 

@@ -34,10 +34,6 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
-export function statusOf(code: ErrorCode): number {
-  return ERROR_CATALOGUE[code].status;
-}
-
 export function isErrorCode(code: string): code is ErrorCode {
   return Object.hasOwn(ERROR_CATALOGUE, code);
 }

@@ -1,9 +1,5 @@
 import type { z } from 'zod';
-import type {
-  LoggedRequest,
-  LoggedMessage as LoggedMessageSchema,
-  LoggedRequestDetail,
-} from './schemas/operator.js';
+import type { LoggedRequest, LoggedRequestDetail } from './schemas/operator.js';
 
 // What the inspect server (in the CLI process) and its page (src/inspect-ui) exchange: here, in
 // the layer both may use, so the page imports nothing of the CLI. Types only: the page's bundle
@@ -27,7 +23,7 @@ export interface InspectInfo {
 }
 
 /** listen: checked against the webhook secret; local: what the server sends, signed or not. */
-export type Verdict = 'verified' | 'invalid' | 'signed' | 'unsigned';
+type Verdict = 'verified' | 'invalid' | 'signed' | 'unsigned';
 
 /** One row of the Webhooks list: a receipt of `listen`, or a delivery of the local server. */
 export interface WebhookRow {
@@ -96,8 +92,6 @@ export type RequestRow = z.infer<typeof LoggedRequest> & {
   own: boolean;
 };
 
-export type LoggedMessage = z.infer<typeof LoggedMessageSchema>;
-
 export type RequestDetail = z.infer<typeof LoggedRequestDetail>;
 
 export interface MenuTargets {
@@ -105,7 +99,7 @@ export interface MenuTargets {
   providers: { id: number; title: string }[];
 }
 
-export interface SnapshotModifier {
+interface SnapshotModifier {
   id: number;
   title: string;
   partner_item_id: string;

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { ErrorCode } from './errors.js';
 import type { Scope } from './scopes.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * One row of the operation table. Server routes, client calls, CLI subcommands and the

@@ -26,7 +26,7 @@ export function toStatusCode(v: unknown): StatusCode | undefined {
 export const TERMINAL_STATUSES: readonly StatusCode[] = Object.freeze(['DELIVERED', 'CANCELLED', 'VOID']);
 const TERMINAL = new Set<StatusCode>(TERMINAL_STATUSES);
 
-export const NON_TERMINAL_STATUSES: readonly StatusCode[] = Object.freeze(
+const NON_TERMINAL_STATUSES: readonly StatusCode[] = Object.freeze(
   STATUS_CODES.filter((s) => !TERMINAL.has(s)),
 );
 
@@ -56,10 +56,10 @@ export function allowedFrom(from: StatusCode): StatusCode[] {
 // ─── The order list's window ────────────────────────────────────────────────────────────────
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
-export const MAX_RANGE_MS = 90 * DAY_MS;
-export const DEFAULT_WINDOW_MS = DAY_MS;
+const MAX_RANGE_MS = 90 * DAY_MS;
+const DEFAULT_WINDOW_MS = DAY_MS;
 
-export type RangeDecision =
+type RangeDecision =
   | { ok: true; fromMs: number; toMs: number }
   | { ok: false; code: 'request_invalid' | 'request_invalid_range'; message: string };
 

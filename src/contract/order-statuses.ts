@@ -1,18 +1,18 @@
 // Order status dictionary (spec §2.7). Served verbatim by GET /v1/partner/orders/statuses;
 // the spec calls it stable across releases, so ids and codes must never change.
 
-export const LOCALES = ['en', 'id', 'ja', 'km', 'ms', 'th', 'tl', 'vi', 'zh', 'zh-tw'] as const;
-export type Locale = (typeof LOCALES)[number];
-export type LocaleMap = Partial<Record<Locale, string>>;
+const LOCALES = ['en', 'id', 'ja', 'km', 'ms', 'th', 'tl', 'vi', 'zh', 'zh-tw'] as const;
+type Locale = (typeof LOCALES)[number];
+type LocaleMap = Partial<Record<Locale, string>>;
 
-export interface TranslationBtn {
+interface TranslationBtn {
   /** 1 delivery, 2 pickup, 3 dine-in. */
   order_type_id: 1 | 2 | 3;
   action_btn_text: LocaleMap;
   past_order_action_btn_text?: LocaleMap;
 }
 
-export interface OrderStatusRow {
+interface OrderStatusRow {
   id: number;
   status: string;
   translation: LocaleMap;

@@ -4,7 +4,7 @@
 const token = new URLSearchParams(location.search).get('token') ?? '';
 const headers = { 'x-inspect-token': token };
 
-export class HttpError extends Error {
+class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
@@ -35,7 +35,7 @@ export async function postJson<T>(path: string, body: unknown): Promise<T> {
   );
 }
 
-export interface StreamHandlers {
+interface StreamHandlers {
   /** The stream is (again) open: reload the lists, events from now on are merged into them. */
   open(): void;
   event(type: string, data: unknown): void;

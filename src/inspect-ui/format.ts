@@ -35,11 +35,3 @@ export function money(amount: unknown, currency: string | undefined): string {
 export function shortType(t: string): string {
   return t.replace(/^service\.order\./, '');
 }
-
-export function pretty(text: string): { json: unknown; ok: boolean } {
-  try {
-    return { json: JSON.parse(text), ok: true };
-  } catch {
-    return { json: text, ok: false };
-  }
-}

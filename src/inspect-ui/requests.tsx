@@ -17,7 +17,7 @@ interface Filters {
   own: boolean;
 }
 
-export function matches(r: RequestRow, f: Filters): boolean {
+function matches(r: RequestRow, f: Filters): boolean {
   if (r.own && !f.own) return false;
   if (f.method && r.method !== f.method) return false;
   if (f.status && String(r.status)[0] !== f.status[0]) return false;

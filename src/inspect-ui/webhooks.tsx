@@ -19,7 +19,7 @@ interface Filters {
   source: string;
 }
 
-export function matches(r: WebhookRow, f: Filters): boolean {
+function matches(r: WebhookRow, f: Filters): boolean {
   if (f.type && r.event_type !== f.type) return false;
   if (f.source && r.source !== f.source) return false;
   if (f.order) {

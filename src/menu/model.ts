@@ -12,7 +12,7 @@ import type { EntityKind, TargetState } from './state.js';
 type Path = (string | number)[];
 type Times = AvailableTimes;
 
-export interface DSection {
+interface DSection {
   key: string;
   title: string;
   description?: string | undefined;
@@ -23,7 +23,7 @@ export interface DSection {
   categories: string[];
   path: Path;
 }
-export interface DCategory {
+interface DCategory {
   key: string;
   title: string;
   description?: string | undefined;
@@ -46,7 +46,7 @@ export interface DItem {
   groups: string[];
   path: Path;
 }
-export interface DGroup {
+interface DGroup {
   key: string;
   title: string;
   min: number;
@@ -112,9 +112,9 @@ export function desiredOf(f: MenuFile): Desired {
 // ─── current state, from GET /menus (business tree) ───────────────────────────────────────────
 
 export type BusinessTree = z.infer<typeof BusinessMenu>;
-export type BrandTree = BusinessTree['brands'][number];
+type BrandTree = BusinessTree['brands'][number];
 
-export interface CSection {
+interface CSection {
   id: number;
   title: string;
   description: string;
@@ -124,7 +124,7 @@ export interface CSection {
   blackoutDates: string[];
   category_ids: number[];
 }
-export interface CCategory {
+interface CCategory {
   id: number;
   title: string;
   description: string;
@@ -132,7 +132,7 @@ export interface CCategory {
   item_ids: number[];
 }
 /** Fields the tree shows for an item; a missing field is unknown (the tree does not show it there). */
-export interface CItemFields {
+interface CItemFields {
   title?: string;
   partner_item_id?: string;
   description?: string;
@@ -148,7 +148,7 @@ export interface CItem {
   /** Modifier groups offered on it, in order; undefined when the tree does not show it. */
   group_ids?: number[];
 }
-export interface CGroup {
+interface CGroup {
   id: number;
   /** Undefined when the group is referenced but not shown (offered only on hidden items). */
   detail?: { title: string; min: number; max: number; modifier_ids: number[] };

@@ -26,7 +26,7 @@ export interface Change {
 /** Resolves a key of the file (or `#id` of an entity the file does not manage) to an id. */
 export type Resolve = (kind: EntityKind, ref: Ref) => number;
 /** A key of the file, or the id of something the file does not name. */
-export type Ref = string | number;
+type Ref = string | number;
 
 export interface Step {
   /** Unique within a plan and stable across runs of the same plan. */
@@ -72,7 +72,7 @@ export interface Plan {
   publish: 'changes' | 'resume' | 'forced' | 'none';
 }
 
-export interface PlanInput {
+interface PlanInput {
   desired: Desired;
   current: Current;
   matching: Matching;
@@ -127,7 +127,7 @@ function itemFields(d: DItem) {
   });
 }
 
-export function itemHash(d: DItem): string {
+function itemHash(d: DItem): string {
   return sha256(canonical(itemFields(d))).slice(0, 16);
 }
 
@@ -164,7 +164,7 @@ function describeChange(c: Change): string[] {
   return [`${c.field} ${show(c.from)} → ${show(c.to)}`];
 }
 
-export function describeChanges(changes: readonly Change[]): string {
+function describeChanges(changes: readonly Change[]): string {
   return changes.flatMap(describeChange).join(', ');
 }
 
@@ -188,7 +188,7 @@ export function reconcileOrder(current: readonly Ref[], wanted: readonly string[
 
 const refText = (r: Ref) => (typeof r === 'number' ? `#${r}` : r);
 /** Names for people, as many as fit in about 60 characters, then "and N more" (big menus stay readable). */
-export function refsText(rs: readonly Ref[], width = 60, name: (r: Ref) => string = refText): string {
+function refsText(rs: readonly Ref[], width = 60, name: (r: Ref) => string = refText): string {
   const all = rs.map(name);
   if (all.join(', ').length <= width) return all.join(', ');
   let shown = 1;

@@ -9,7 +9,7 @@ import type { Plan } from './plan.js';
 // push wrote its creates, then stopped at the first update (403) or at the sync (404), leaving the
 // brand changed and unpublished.
 
-export interface PreflightClient {
+interface PreflightClient {
   callRaw(id: string, input?: CallInput): Promise<ApiResponse>;
 }
 

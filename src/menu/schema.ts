@@ -42,12 +42,12 @@ const itemFields = {
   enabled: z.boolean().optional(),
 };
 
-export const MenuFileModifier = z.strictObject(itemFields).meta({
+const MenuFileModifier = z.strictObject(itemFields).meta({
   title: 'Modifier',
   description: 'A modifier option, created as an item with onlyModifier:true.',
 });
 
-export const MenuFileModifierGroup = z
+const MenuFileModifierGroup = z
   .strictObject({
     key: Key,
     title: Title,
@@ -59,7 +59,7 @@ export const MenuFileModifierGroup = z
   })
   .meta({ title: 'ModifierGroup' });
 
-export const MenuFileItem = z
+const MenuFileItem = z
   .strictObject({
     ...itemFields,
     modifierGroups: z
@@ -70,7 +70,7 @@ export const MenuFileItem = z
   })
   .meta({ title: 'Item' });
 
-export const MenuFileCategory = z
+const MenuFileCategory = z
   .strictObject({
     key: Key,
     title: Title,
@@ -80,7 +80,7 @@ export const MenuFileCategory = z
   })
   .meta({ title: 'Category' });
 
-export const MenuFileSection = z
+const MenuFileSection = z
   .strictObject({
     key: Key,
     title: Title,

@@ -12,7 +12,7 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-export interface SharedConfig {
+interface SharedConfig {
   /** 32 bytes: AES-256-GCM key of security/sealed.ts. */
   sealKey?: Buffer;
   operatorToken?: string;
@@ -22,7 +22,7 @@ export interface SharedConfig {
   deliveryPollMs?: number;
 }
 
-export interface SharedConfigFlags {
+interface SharedConfigFlags {
   /** --seal-key-file */
   sealKeyFile?: string | undefined;
   /** --operator-token-file */
@@ -30,7 +30,7 @@ export interface SharedConfigFlags {
 }
 
 /** `10s,1m,5m` → milliseconds; throws a message naming `where` on bad input. */
-export function parseRetrySchedule(text: string, where = '--retry-schedule'): number[] {
+function parseRetrySchedule(text: string, where = '--retry-schedule'): number[] {
   const parts = text.split(',').map((p) => p.trim());
   return parts.map((p) => {
     const ms = parseDuration(p);
@@ -41,7 +41,7 @@ export function parseRetrySchedule(text: string, where = '--retry-schedule'): nu
 }
 
 /** A seal key: 32 bytes in base64 (`openssl rand -base64 32`). The message never echoes the text. */
-export function parseSealKey(text: string, where: string): Buffer {
+function parseSealKey(text: string, where: string): Buffer {
   const t = text.trim();
   const key = /^[A-Za-z0-9+/_-]+={0,2}$/.test(t) ? Buffer.from(t, 'base64') : Buffer.alloc(0);
   if (key.length !== 32)
@@ -52,7 +52,7 @@ export function parseSealKey(text: string, where: string): Buffer {
 }
 
 /** Operator tokens are compared as given; too short a one is refused rather than guessed. */
-export function parseOperatorToken(text: string, where: string): string {
+function parseOperatorToken(text: string, where: string): string {
   const t = text.trim();
   if (t.length < 24 || t.length > 512 || /\s/.test(t))
     throw new ConfigError(
@@ -65,7 +65,7 @@ export function parseOperatorToken(text: string, where: string): string {
  * Reads a secret file: a regular file that no one but its owner can read (like ssh keys), so a
  * key handed to the service is not left readable by every account on the machine.
  */
-export function readSecretFile(file: string, where: string): string {
+function readSecretFile(file: string, where: string): string {
   let st: ReturnType<typeof statSync>;
   try {
     st = statSync(file);

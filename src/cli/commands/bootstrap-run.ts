@@ -14,7 +14,7 @@ import type { BootstrapOptions } from './bootstrap.js';
 
 type Rec = Record<string, unknown>;
 
-export interface ScopeCheck {
+interface ScopeCheck {
   scope: string;
   /** The operation that was called to find out. */
   operation: string;

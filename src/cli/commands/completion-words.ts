@@ -5,7 +5,7 @@ import { SCRIPTS } from './completion-scripts.js';
 // drift from the commands. Loaded only for completion (not at every start-up).
 
 /** A candidate, with what it stands for (an id's title) when there is something to say. */
-export interface Candidate {
+interface Candidate {
   value: string;
   description?: string;
 }

@@ -255,7 +255,7 @@ async function prepare(ctx: Ctx, file: string | undefined, flags: PlanFlags): Pr
  * The least time `calls` requests take under the credential's rate limit, from the RateLimit
  * headers of the read (a bucket of `limit` refilled at limit/60 per second); undefined without them.
  */
-export function pacedSeconds(calls: number, headers: Record<string, string>): number | undefined {
+function pacedSeconds(calls: number, headers: Record<string, string>): number | undefined {
   const limit = Number(headers['ratelimit-limit']);
   const remaining = Number(headers['ratelimit-remaining']);
   if (!(limit > 0) || !Number.isFinite(remaining)) return undefined;

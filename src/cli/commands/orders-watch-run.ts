@@ -34,7 +34,7 @@ import type { OrdersWatchOptions } from './orders-watch.js';
 // on a terminal offers a live table with actions on the selected order.
 
 /** How far each window reaches back before the previous one ended, and ahead of the client clock. */
-export const OVERLAP_MS = 120_000;
+const OVERLAP_MS = 120_000;
 /** GET /orders accepts at most 90 days; a longer catch-up walks in steps of this. */
 const MAX_RANGE_MS = 89 * 86_400_000;
 const MAX_PAGES = 50;

@@ -15,7 +15,7 @@ function terminalWidth(stream: unknown): number | undefined {
   return cols && cols > 20 ? cols - 1 : undefined;
 }
 
-export function camel(flag: string): string {
+function camel(flag: string): string {
   return flag.replace(/-([a-z0-9])/g, (_, ch: string) => ch.toUpperCase());
 }
 
@@ -26,7 +26,7 @@ function rawFlag(opts: Record<string, unknown>, f: FlagSpec): unknown {
   return values[0];
 }
 
-export interface OperationInput {
+interface OperationInput {
   params: Record<string, string | number>;
   query: Record<string, unknown>;
   body: Record<string, unknown> | unknown[] | undefined;

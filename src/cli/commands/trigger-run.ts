@@ -9,7 +9,7 @@ import type { TriggerOptions } from './trigger.js';
 // The body of `partner trigger` (docs/cli.md): the operator API's order simulation (create, set
 // status, replace cart) fires the real events; the webhook log then says what was delivered.
 
-export const EVENT_TYPES = {
+const EVENT_TYPES = {
   'order.created': 'service.order.created.v2',
   'order.status': 'service.order.status.updated',
   'order.cart': 'service.order.cart.updated',

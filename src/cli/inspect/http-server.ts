@@ -17,7 +17,7 @@ import type {
 // the two actions need the run's token (header x-inspect-token, or ?token= for the page itself);
 // a strict Content-Security-Policy; POST only for replay and resend.
 
-export const CSP = [
+const CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

@@ -19,7 +19,10 @@ import type { InspectInfo, WebhookDetail } from '../../contract/inspect-wire.js'
 
 const MAX_ROWS = 10_000;
 
-/** What `listen` feeds: created before its receiver starts, handed to startInspect after. */
+/**
+ * What `listen` feeds: created before its receiver starts, handed to startInspect after.
+ * @public listen-run.ts reaches it through a lazy import() that knip does not follow.
+ */
 export function createRecorder(maxRows = MAX_ROWS): { store: WebhookStore; listen: ListenSource } {
   const store = new WebhookStore(maxRows);
   return { store, listen: new ListenSource(store) };

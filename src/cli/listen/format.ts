@@ -65,6 +65,7 @@ export function prettyEvent(e: ReceivedEvent, color: boolean): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** @public listen-run.ts reaches it through a lazy import() that knip does not follow. */
 export function prettyForward(r: ForwardResult, color: boolean): string {
   const c = new Chalk({ level: color ? 1 : 0 });
   const ms = `${Math.round(r.ms)} ms`;

@@ -18,7 +18,7 @@ interface ControlFlags {
   color?: boolean;
 }
 
-export type Transform = (value: unknown, compact: boolean) => Promise<string>;
+type Transform = (value: unknown, compact: boolean) => Promise<string>;
 
 /** Checks the flags and returns what turns one JSON value into the text to print. */
 export async function outputTransform(io: Io, f: ControlFlags): Promise<Transform> {

@@ -9,7 +9,6 @@ import {
   PatchPriceGroupBody,
   PriceGroup,
   Provider,
-  ReplacePriceGroupBody,
 } from '../schemas/catalog.js';
 import { DeletedPayload, Id, tenantQuery } from '../schemas/common.js';
 import { defineOperation as op } from '../operation.js';
@@ -77,7 +76,7 @@ export const catalogOperations = {
     scopes: ['brands:update'],
     summary: 'Replace a price group',
     params: IdParams,
-    body: ReplacePriceGroupBody,
+    body: CreatePriceGroupBody,
     response: PriceGroup,
     cli: {
       command: ['price-groups', 'replace'],

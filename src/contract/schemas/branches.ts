@@ -59,7 +59,7 @@ const writable = {
 };
 
 /** Fields the server computes; a write may not set them. */
-export const BRANCH_SERVER_FIELDS = [
+const BRANCH_SERVER_FIELDS = [
   'id',
   'business_title',
   'brand_titles',

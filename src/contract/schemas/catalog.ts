@@ -21,13 +21,12 @@ export const PriceGroup = z.object({
 const Title = nonBlank(200);
 const Description = z.string().max(1000);
 
+/** POST creates a group with it; PUT replaces a whole group with it (an omitted description becomes empty). */
 export const CreatePriceGroupBody = z.strictObject({
   title: Title,
   description: Description.optional(),
   business_id: BusinessIdIgnored,
 });
-/** PUT replaces the whole group: an omitted description becomes empty. */
-export const ReplacePriceGroupBody = CreatePriceGroupBody;
 export const PatchPriceGroupBody = atLeastOneOf(
   z.strictObject({
     title: Title.optional(),

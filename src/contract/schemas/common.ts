@@ -44,9 +44,6 @@ export function paginated<T extends z.ZodType>(item: T) {
   });
 }
 
-export const Envelope = z.object({ request_id: z.string(), data: z.unknown() });
-export const ErrorBody = z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() });
-export const ErrorEnvelope = z.object({ request_id: z.string(), error: ErrorBody });
 
 /** 24-hour integer time: 0..2359, minutes < 60. */
 export const HourMinute = documentedAs(

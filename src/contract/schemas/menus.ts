@@ -23,16 +23,16 @@ const Description = z.string().max(2000);
 export const Sku = nonBlank(100);
 const Price = z.string().regex(/^\d+(\.\d+)?$/, 'must be a non-negative decimal string such as "45000.00"');
 /** `{provider_id: "decimal"}`; keys must be provider ids that exist. */
-export const MenuPriceMap = z.record(idKey('provider ids'), Price);
+const MenuPriceMap = z.record(idKey('provider ids'), Price);
 /** `{price_group_id: "decimal"}`; keys must be price groups of the business. */
-export const GroupPriceMap = z.record(idKey('price group ids'), Price);
+const GroupPriceMap = z.record(idKey('price group ids'), Price);
 /** Days (YYYY-MM-DD, in the branch's time zone) on which a section is not offered. */
 export const BlackoutDates = z.array(z.iso.date()).max(366);
 const IdList = z.array(IntId).min(1).max(500);
 const MinMax = z.number().int().min(0).max(100);
 
 export const SYNC_FIELDS = ['availableTimes', 'isEnabled', 'visibilities', 'blackoutDates'] as const;
-export const SyncFieldName = z.enum(SYNC_FIELDS);
+const SyncFieldName = z.enum(SYNC_FIELDS);
 
 // ─── Authoring bodies [pinned] ──────────────────────────────────────────────────────────────
 
@@ -488,8 +488,8 @@ export const OosQuery = PaginationQuery.extend({
   ...TENANT_QUERY,
 }).strict();
 
-export const OosEntityType = z.enum(['section', 'category', 'item']);
-export const OosAction = z.enum(['availability', 'snooze', 'enable', 'stock']);
+const OosEntityType = z.enum(['section', 'category', 'item']);
+const OosAction = z.enum(['availability', 'snooze', 'enable', 'stock']);
 
 export const OosActivity = z.object({
   id: z.number().int(),

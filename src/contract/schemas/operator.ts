@@ -44,8 +44,8 @@ export const SetRateLimitBody = z.strictObject({ rate_limit: RateLimit });
 // ─── The local server's request log (docs/api.md, "Request log") ────────────────────────────
 
 /** One status (`404`) or a class (`4xx`); the query takes a comma-separated list of them. */
-export const STATUS_FILTER_PATTERN = '^[1-5](?:xx|XX|\\d\\d)(?:,[1-5](?:xx|XX|\\d\\d))*$';
-export const REQUEST_LOG_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+const STATUS_FILTER_PATTERN = '^[1-5](?:xx|XX|\\d\\d)(?:,[1-5](?:xx|XX|\\d\\d))*$';
+const REQUEST_LOG_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** A request as the log lists it: what happened, never a secret. */
 export const LoggedRequest = z.object({

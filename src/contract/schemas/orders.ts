@@ -32,7 +32,7 @@ function statusRef() {
     return code;
   });
 }
-export const StatusRef = statusRef();
+const StatusRef = statusRef();
 
 const LENIENT =
   'Codes also match case-insensitively, with `_` or `-` for the space (`picked_up`); ids may be sent as strings.';
@@ -41,7 +41,7 @@ const ALL_IDS = STATUS_CODES.map((c) => STATUS_ID[c]);
 export const PARTNER_TARGETS = ['ACCEPTED', 'CANCELLED', 'READY', 'DELIVERED'] as const;
 
 /** The status of a partner patch: one of the four targets, as id or code. */
-export const PartnerTargetRef = documentedAs(statusRef(), {
+const PartnerTargetRef = documentedAs(statusRef(), {
   anyOf: [
     { type: 'integer', enum: PARTNER_TARGETS.map((c) => STATUS_ID[c]) },
     { type: 'string', enum: [...PARTNER_TARGETS] },
@@ -78,9 +78,8 @@ const StatusFilter = documentedAs(
 
 // ─── The order record ───────────────────────────────────────────────────────────────────────
 
-export const ORDER_TYPES = { delivery: 1, pickup: 2, 'dine-in': 3 } as const;
-export const OrderTypeId = z.union([z.literal(1), z.literal(2), z.literal(3)]);
-export const ACTORS = ['system', 'partner', 'operator'] as const;
+const OrderTypeId = z.union([z.literal(1), z.literal(2), z.literal(3)]);
+const ACTORS = ['system', 'partner', 'operator'] as const;
 
 export const CartModifier = z.object({
   item_id: z.number().int(),
@@ -134,7 +133,7 @@ export type CartLine = z.infer<typeof CartLine>;
 // ─── Partner requests ───────────────────────────────────────────────────────────────────────
 
 /** `2024-05-01T10:00:00Z`, `…+07:00`, or a bare date meaning its UTC midnight. */
-export const DateOrDateTime = z.union([IsoDateTime, z.iso.date()]);
+const DateOrDateTime = z.union([IsoDateTime, z.iso.date()]);
 
 export const ListOrdersQuery = PaginationQuery.extend({
   from: DateOrDateTime.optional(),
@@ -199,13 +198,13 @@ export const SetOrderCommentBody = z.strictObject({
 const Quantity = z.number().int().min(1).max(99);
 const Amount = z.string().regex(/^\d+(\.\d+)?$/, 'must be a non-negative decimal string such as "45000.00"');
 
-export const CartModifierInput = z.strictObject({
+const CartModifierInput = z.strictObject({
   item_id: IntId,
   title: z.string().trim().min(1).max(200),
   quantity: Quantity.default(1),
   unit_price: Amount,
 });
-export const CartLineInput = z.strictObject({
+const CartLineInput = z.strictObject({
   item_id: IntId,
   partner_item_id: z.string().trim().min(1).max(100),
   title: z.string().trim().min(1).max(200),

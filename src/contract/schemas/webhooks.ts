@@ -39,9 +39,9 @@ export const WebhookSecret = z.object({
   rotated_at: IsoDateTime.nullable(),
 });
 
-export const DeliveryStatus = z.enum(['pending', 'delivered', 'failed']);
+const DeliveryStatus = z.enum(['pending', 'delivered', 'failed']);
 
-export const DeliveryAttempt = z.object({
+const DeliveryAttempt = z.object({
   attempt: z.number().int(),
   at: IsoDateTime,
   status_code: z.number().int().nullable(),
@@ -77,7 +77,7 @@ export const WebhookLogQuery = z.strictObject({
 export const ReplayResult = z.object({ event_id: z.string(), deliveries: z.array(Delivery) });
 
 /** A delivery with what its receiver gets: the exact body and the headers (partner inspect). */
-export const DeliveryDetail = Delivery.extend({
+const DeliveryDetail = Delivery.extend({
   brand_id: z.number().int().nullable(),
   branch_id: z.number().int().nullable(),
   /** Ids of the orders the body carries. */
@@ -92,7 +92,7 @@ export const DeliveryDetail = Delivery.extend({
 });
 
 /** Where a feed of deliveries goes on from: the last one read, in (updated_at, id) order. */
-export const DeliveryCursor = z.object({ since: IsoDateTime, after_id: z.number().int() });
+const DeliveryCursor = z.object({ since: IsoDateTime, after_id: z.number().int() });
 
 export const DeliveryFeedQuery = z.strictObject({
   since: IsoDateTime.optional().describe(

@@ -17,7 +17,7 @@ import type { ClaimedDelivery } from '../store/deliveries-repo.js';
 import type { UnfannedEvent } from '../store/outbox-repo.js';
 import type { Store, Tx } from '../store/store.js';
 
-export interface DispatcherOptions {
+interface DispatcherOptions {
   /** Woken by its commits: deliveries start only after the writes that produced them are committed. */
   store: Store;
   sealer: Sealer;

@@ -10,7 +10,7 @@ export interface AuthedCredential {
   rateLimit: number;
 }
 
-export interface BasicCredentials {
+interface BasicCredentials {
   key: string;
   secret: string;
 }

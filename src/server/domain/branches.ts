@@ -97,7 +97,7 @@ export function withDefaults(f: Fields): Fields {
   };
 }
 
-export interface BranchParts {
+interface BranchParts {
   id: number;
   business: { id: number; title: string };
   brands: { id: number; title: string }[];

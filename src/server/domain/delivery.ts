@@ -1,6 +1,6 @@
 // Pure rules of webhook delivery: who receives an event, when to retry, which new orders batch.
 
-export interface WebhookTarget {
+interface WebhookTarget {
   id: number;
   business_id: number;
   brand_id: number | null;
@@ -21,7 +21,7 @@ export interface EventHead {
 }
 
 /** A registration receives an event of its business when brand, branch and type match (null/'all' = any). */
-export function receives(
+function receives(
   w: Pick<WebhookTarget, 'business_id' | 'brand_id' | 'branch_id' | 'event'>,
   e: Pick<EventHead, 'business_id' | 'brand_id' | 'branch_id' | 'type'>,
 ): boolean {

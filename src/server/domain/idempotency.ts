@@ -2,7 +2,7 @@ import crypto, { createHash } from 'node:crypto';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 // The key's rule is the contract's: the OpenAPI document states the same pattern.
-export { IDEMPOTENCY_KEY_MAX, idempotencyKeyProblem as validKey } from '../../contract/idempotency-key.js';
+export { idempotencyKeyProblem as validKey } from '../../contract/idempotency-key.js';
 
 export const MAX_BODY_DEPTH = 64;
 

@@ -1,7 +1,6 @@
 import type { AvailableTimes } from '../../contract/schemas/common.js';
-import { SYNC_FIELDS } from '../../contract/schemas/menus.js';
+import type { SYNC_FIELDS } from '../../contract/schemas/menus.js';
 import type { FieldIssue } from '../errors.js';
-
 // Menu layers as pure functions over plain data (docs/menus.md):
 //
 //   business definition ──sync──▶ store layer (per brand × branch) ──publish──▶ snapshot
@@ -11,7 +10,6 @@ import type { FieldIssue } from '../errors.js';
 // store layer into the snapshot tree of the pinned shape. Operational state (availability,
 // snooze, stock) is not part of either: it is laid over the snapshot at read time.
 
-export { SYNC_FIELDS };
 export type SyncField = (typeof SYNC_FIELDS)[number];
 
 /** A section's AvailableTimes: days "0".."6", each with slots of startTime/endTime. */
@@ -128,21 +126,21 @@ export function syncStore(
 
 // ─── Snapshot ───────────────────────────────────────────────────────────────────────────────
 
-export interface SnapshotModifier {
+interface SnapshotModifier {
   id: number;
   title: string;
   partner_item_id: string;
   prices: PriceMap;
   isAvailable: boolean;
 }
-export interface SnapshotGroup {
+interface SnapshotGroup {
   id: number;
   title: string;
   min: number;
   max: number;
   modifiers: SnapshotModifier[];
 }
-export interface SnapshotItem {
+interface SnapshotItem {
   id: number;
   title: string;
   partner_item_id: string;
@@ -155,12 +153,12 @@ export interface SnapshotItem {
   snoozed_until: string | null;
   modifierGroups: SnapshotGroup[];
 }
-export interface SnapshotCategory {
+interface SnapshotCategory {
   id: number;
   title: string;
   items: SnapshotItem[];
 }
-export interface SnapshotSection {
+interface SnapshotSection {
   id: number;
   title: string;
   availableTimes: Times | null;
@@ -170,7 +168,7 @@ export interface SnapshotSection {
   categories: SnapshotCategory[];
 }
 /** The snapshot tree, a fixed part of the contract (docs/menus.md). */
-export interface MenuSnapshot {
+interface MenuSnapshot {
   brand_id: number;
   branch_id: number;
   version: number;
@@ -178,7 +176,7 @@ export interface MenuSnapshot {
   sections: SnapshotSection[];
 }
 
-export interface SnapshotMeta {
+interface SnapshotMeta {
   brand_id: number;
   branch_id: number;
   version: number;
@@ -466,13 +464,13 @@ export function checkMinMax(min: number, max: number, at: (string | number)[] = 
   return min > max ? [{ path: [...at, 'min'], message: `min (${min}) must not exceed max (${max})` }] : [];
 }
 
-export interface GroupFacts {
+interface GroupFacts {
   id: number;
   min: number;
   max: number;
   modifier_ids: readonly number[];
 }
-export interface LinkRestatement {
+interface LinkRestatement {
   min: number;
   max: number;
   modifier_ids: readonly number[];
@@ -528,10 +526,10 @@ export function checkGroupLink(
 // ─── Date ranges of the OOS history ─────────────────────────────────────────────────────────
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-export const MAX_RANGE_MS = 90 * DAY_MS;
-export const DEFAULT_RANGE_MS = DAY_MS;
+const MAX_RANGE_MS = 90 * DAY_MS;
+const DEFAULT_RANGE_MS = DAY_MS;
 
-export type Range =
+type Range =
   | { ok: true; from: number; to: number }
   | { ok: false; code: 'request_invalid' | 'request_invalid_range'; message: string };
 

@@ -4,8 +4,6 @@
 import { allowedFrom, PARTNER_TRANSITIONS } from '../../contract/order-rules.js';
 import { STATUS_CODES, STATUS_ID, type StatusCode } from '../../contract/order-statuses.js';
 
-export type { StatusCode };
-
 // ─── Transitions ────────────────────────────────────────────────────────────────────────────
 
 // The table, status references and the list window live in the contract (the CLI checks input
@@ -13,14 +11,11 @@ export type { StatusCode };
 export {
   allowedFrom,
   isTerminal,
-  NON_TERMINAL_STATUSES,
   PARTNER_TARGETS,
   PARTNER_TRANSITIONS,
-  type PartnerTarget,
-  TERMINAL_STATUSES,
 } from '../../contract/order-rules.js';
 
-export type TransitionDecision =
+type TransitionDecision =
   | { ok: true }
   | { ok: false; from: StatusCode; to: StatusCode; allowed: StatusCode[] };
 
@@ -50,9 +45,6 @@ export function nextUpdatedMs(previousMs: number, nowMs: number): number {
 
 export {
   DAY_MS,
-  DEFAULT_WINDOW_MS,
-  MAX_RANGE_MS,
-  type RangeDecision,
   resolveRange,
 } from '../../contract/order-rules.js';
 
@@ -60,7 +52,7 @@ export {
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
-export class MoneyError extends Error {}
+class MoneyError extends Error {}
 
 /** `"45000.00"` → minor units of a currency with `decimals` places. Extra places must be zeros. */
 export function toMinor(amount: string, decimals: number): bigint {
@@ -86,7 +78,7 @@ export function formatMinor(minor: bigint, decimals: number): string {
 
 // ─── Carts ──────────────────────────────────────────────────────────────────────────────────
 
-export interface ModifierInput {
+interface ModifierInput {
   item_id: number;
   title: string;
   quantity: number;
@@ -102,13 +94,13 @@ export interface LineInput {
   /** When given (e.g. a cart pasted from an order read) it must equal the computed total. */
   total?: string;
 }
-export interface CartModifier {
+interface CartModifier {
   item_id: number;
   title: string;
   quantity: number;
   unit_price: string;
 }
-export interface CartLine {
+interface CartLine {
   item_id: number;
   partner_item_id: string;
   title: string;
@@ -122,7 +114,7 @@ export interface PricedCart {
   total: string;
 }
 
-export interface CartIssue {
+interface CartIssue {
   path: (string | number)[];
   message: string;
 }
@@ -206,7 +198,7 @@ export const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[Math.floor(rng() * 
 export const intBetween = (rng: Rng, lo: number, hi: number): number =>
   lo + Math.floor(rng() * (hi - lo + 1));
 
-export interface CatalogueModifier {
+interface CatalogueModifier {
   item_id: number;
   title: string;
   /** Decimal string in the catalogue's currency. */

@@ -37,7 +37,7 @@ export interface Provider {
   /** ISO 3166-1 alpha-2 codes of the countries where the provider operates. */
   countries: string[];
 }
-export interface DictionaryRow {
+interface DictionaryRow {
   id: number;
   code: string;
   title: string;

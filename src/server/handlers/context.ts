@@ -32,9 +32,9 @@ export interface Services {
 }
 
 /** What a partner handler may use of the services: everything but the unscoped store. */
-export type PartnerServices = Omit<Services, 'store'>;
+type PartnerServices = Omit<Services, 'store'>;
 
-export interface PublicCtx {
+interface PublicCtx {
   services: PartnerServices;
   now: number;
 }
@@ -82,7 +82,7 @@ type Result<O extends OperationSpec> = OperationOutput<O> | RawJson;
  * A partner handler runs inside a unit of work (ctx.store): it awaits nothing but the store, so
  * a write and its idempotency answer (and any outbox event) commit together or not at all.
  */
-export type Handler<O extends OperationSpec> = O['auth'] extends 'operator'
+type Handler<O extends OperationSpec> = O['auth'] extends 'operator'
   ? (ctx: OperatorCtx, input: OperationInput<O>) => Result<O> | Promise<Result<O>>
   : O['auth'] extends 'none'
     ? (ctx: PublicCtx, input: OperationInput<O>) => Result<O>

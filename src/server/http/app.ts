@@ -1,5 +1,4 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { ERROR_CATALOGUE } from '../../contract/errors.js';
 import { OPERATION_LIST } from '../../contract/operations.js';
 import type { HandlerTable } from '../handlers/context.js';
 import { authenticate } from './authenticate.js';
@@ -19,14 +18,14 @@ import { type OperationHandler, unitOfWork } from './unit-of-work.js';
 // The request pipeline: the stages, in the order a request meets them. Each is a module of its
 // own beside its test.
 
-export { BODY_LIMIT, DEFAULT_TIMEOUTS, ERROR_CATALOGUE, type AppServices, type HttpTimeouts };
+export type { AppServices, HttpTimeouts };
 
 /** Bytes of request bodies read at once over all requests (body-reader.ts): 8 bodies at the limit. */
-export const BODY_BUDGET = 8 * BODY_LIMIT;
+const BODY_BUDGET = 8 * BODY_LIMIT;
 /** Longer than any request line Node accepts (its header block is 16 KiB). */
 const MAX_PARAM_LENGTH = 16 * 1024;
 
-export interface AppOptions {
+interface AppOptions {
   logErrors?: (err: unknown) => void;
   timeouts?: Partial<HttpTimeouts>;
 }

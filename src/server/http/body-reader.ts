@@ -65,7 +65,7 @@ const notUtf8 = () =>
     { path: ['body'], message: 'not valid UTF-8' },
   ]);
 
-export interface ReadOptions {
+interface ReadOptions {
   /** Most bytes of (decoded) body accepted; past it, 413 request_too_large. */
   limit: number;
   /** Content-Length of an identity-encoded body, when given. */

@@ -12,7 +12,6 @@ const DECODERS: Record<string, () => Transform> = {
   deflate: createInflate,
   br: createBrotliDecompress,
 };
-export const CONTENT_ENCODINGS = ['identity', ...Object.keys(DECODERS)] as const;
 
 export function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
   return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;

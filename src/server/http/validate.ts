@@ -29,7 +29,7 @@ function parsePart(schema: z.ZodType | undefined, value: unknown, root: string, 
   return undefined;
 }
 
-export function isJsonObject(v: unknown): v is Record<string, unknown> {
+function isJsonObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
@@ -38,7 +38,7 @@ function jsonType(v: unknown): string {
 }
 
 /** What a request gives to validate: its parsed body, path parameters and query. */
-export interface RawInput {
+interface RawInput {
   body: unknown;
   params: unknown;
   query: unknown;

@@ -17,7 +17,7 @@ const SCRYPT = { N: 16384, r: 8, p: 1 } as const;
 const SCRYPT_LEN = 32;
 
 /** What `verify` found: whether the secret matched, and whether the stored hash is an old kind. */
-export interface Verified {
+interface Verified {
   ok: boolean;
   /** The same secret as HMAC, to store in place of an old (scrypt) hash that matched. */
   upgrade?: string;
@@ -79,7 +79,7 @@ export class SecretHasher {
 }
 
 /** Checks a scrypt hash of an earlier version (`scrypt$N$r$p$salt$hash`). */
-export function verifyScrypt(secret: string, stored: string): Promise<boolean> {
+function verifyScrypt(secret: string, stored: string): Promise<boolean> {
   const [alg, n, r, p, salt, hash] = stored.split('$');
   if (
     alg !== 'scrypt' ||

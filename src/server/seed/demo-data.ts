@@ -2,25 +2,25 @@
 // assigned by the store at seed time; cross-references here use kebab-case keys instead.
 import type { City, Country, Currency, Language } from '../domain/reference-data.js';
 
-export interface DemoBrand {
+interface DemoBrand {
   key: string;
   title: string;
   /** Relative image paths, as on the wire (spec §2.4). */
   logo: string;
   banner: string;
 }
-export interface DemoPriceGroup {
+interface DemoPriceGroup {
   title: string;
   description: string;
 }
-export interface DemoBranch {
+interface DemoBranch {
   key: string;
   /** Keys of this business's brands that the branch carries. */
   brand_keys: string[];
   /** Writable Branch wire fields (spec §2.5), including pass-through extras. */
   fields: Record<string, unknown>;
 }
-export interface DemoBusiness {
+interface DemoBusiness {
   key: string;
   title: string;
   address: string;

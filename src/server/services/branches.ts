@@ -77,7 +77,7 @@ export async function setBrandVisibility(t: TenantTx, id: number, v: Visibilitie
 }
 
 /** Recomposes and stores the wire record of one branch from its parts; returns it. */
-export async function refreshBranchRecord(t: TenantTx, id: number, evenDeleted = false): Promise<string> {
+async function refreshBranchRecord(t: TenantTx, id: number, evenDeleted = false): Promise<string> {
   // Locked: the record is composed from the row as it is now, not from a change in flight.
   const r = evenDeleted ? await t.branches.getAny(id, true) : await requireBranch(t, id, true);
   if (!r) throw notFound('branch', id);

@@ -4,7 +4,7 @@ import type { PriceGroupRow } from '../store/catalog-repo.js';
 import type { TenantTx } from '../store/store.js';
 
 /** `forUpdate`: see BrandsRepo.get. */
-export async function requirePriceGroup(t: TenantTx, id: number, forUpdate = false): Promise<PriceGroupRow> {
+async function requirePriceGroup(t: TenantTx, id: number, forUpdate = false): Promise<PriceGroupRow> {
   const r = await t.priceGroups.get(id, forUpdate);
   if (!r) throw notFound('price group', id);
   return r;

@@ -9,7 +9,7 @@ import type { Store, Tx } from '../store/store.js';
 /** 256 random bits: a secret nobody can guess, which is why a fast keyed hash is enough at rest. */
 const SECRET_BYTES = 32;
 
-export const DEFAULT_RATE_LIMIT = 600;
+const DEFAULT_RATE_LIMIT = 600;
 
 /** A credential as the operator API shows it: never a hash. */
 export const credentialOut = (r: CredentialRow) => ({

@@ -90,7 +90,7 @@ export interface HistoryEntry {
   by: Actor;
 }
 
-export interface NewOrder {
+interface NewOrder {
   brandId: number;
   branchId: number;
   currency: string;
@@ -203,7 +203,7 @@ export async function setComment(t: TenantTx, id: number, comment: string | null
 
 // ─── Simulation (operator) ──────────────────────────────────────────────────────────────────
 
-export interface BranchFacts {
+interface BranchFacts {
   currency: string;
   decimals: number;
   countryCode: string;
@@ -241,7 +241,7 @@ function priceOn(prices: Record<string, string>, providerId: number): string | u
  * on the provider, with their SKUs, modifier groups and the provider's prices. Empty when the
  * brand has no menu yet.
  */
-export function menuCatalogue(menu: MenuDef, providerId: number): CatalogueItem[] {
+function menuCatalogue(menu: MenuDef, providerId: number): CatalogueItem[] {
   const items = new Map(menu.items.map((i) => [i.id, i]));
   const groups = new Map(menu.modifierGroups.map((g) => [g.id, g]));
   const out: CatalogueItem[] = [];
@@ -298,7 +298,7 @@ export async function generatedLines(
   );
 }
 
-export interface SimulateInput {
+interface SimulateInput {
   business_id: number;
   brand_id: number;
   branch_id: number;

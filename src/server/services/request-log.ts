@@ -5,6 +5,13 @@
 // and in partner answers (which never carry one) when they are read; a credential appears only as
 // its key (the half that is safe to log).
 
+import type { z } from 'zod';
+import type {
+  LoggedMessage as LoggedMessageSchema,
+  LoggedRequestDetail as LoggedRequestDetailSchema,
+  LoggedRequest as LoggedRequestSchema,
+} from '../../contract/schemas/operator.js';
+
 export interface RequestLogLimits {
   /** Requests kept; the oldest goes first. */
   maxEntries: number;
@@ -28,7 +35,7 @@ export interface RequestLogLimits {
  * 8 Mi characters of headers and bodies: about 19 MiB of heap when every path is 2 KiB long and
  * every body is cut at 64 KiB (measured in request-log.test.ts), a few MiB in practice.
  */
-export const DEFAULT_REQUEST_LOG_LIMITS: RequestLogLimits = Object.freeze({
+const DEFAULT_REQUEST_LOG_LIMITS: RequestLogLimits = Object.freeze({
   maxEntries: 5_000,
   maxBodyChars: 64 * 1024,
   maxDetailChars: 8 * 1024 * 1024,
@@ -36,37 +43,17 @@ export const DEFAULT_REQUEST_LOG_LIMITS: RequestLogLimits = Object.freeze({
   maxDetailsPerSecond: 200,
 });
 
-export const MAX_PATH_CHARS = 2048;
+const MAX_PATH_CHARS = 2048;
 export const MAX_KEY_CHARS = 100;
 
 /** Field and header names whose values are never kept. */
 const SECRET_NAME = /secret|password|passwd|passphrase|token|authorization|cookie/i;
 const MASK = '***';
 
-export interface LoggedMessage {
-  headers: Record<string, string>;
-  body: string | null;
-  body_size: number;
-  body_truncated: boolean;
-}
-
-export interface LoggedRequest {
-  seq: number;
-  request_id: string;
-  at: string;
-  method: string;
-  path: string;
-  status: number;
-  duration_ms: number;
-  credential_key: string | null;
-  error_code: string | null;
-}
-
-export interface LoggedRequestDetail extends LoggedRequest {
-  request: LoggedMessage;
-  response: LoggedMessage;
-  detail_dropped: boolean;
-}
+// The shapes the log answers with are the contract's (GET /v1/operator/requests), not a copy.
+type LoggedMessage = z.infer<typeof LoggedMessageSchema>;
+type LoggedRequest = z.infer<typeof LoggedRequestSchema>;
+type LoggedRequestDetail = z.infer<typeof LoggedRequestDetailSchema>;
 
 /** What the HTTP layer hands over for one answered request. */
 export interface RequestRecord {
@@ -89,7 +76,7 @@ export interface KeptMessage {
 }
 
 /** Headers and bodies of one request, and the characters they count against the budget. */
-export interface Detail {
+interface Detail {
   request: KeptMessage;
   response: KeptMessage;
   chars: number;
@@ -145,7 +132,7 @@ class Stored {
   }
 }
 
-export interface RequestLogQuery {
+interface RequestLogQuery {
   after?: number | undefined;
   since?: string | undefined;
   /** `404`, `4xx`, comma-separated. */
@@ -155,7 +142,7 @@ export interface RequestLogQuery {
   limit: number;
 }
 
-export interface RequestLogPage {
+interface RequestLogPage {
   results: LoggedRequest[];
   next_after: number;
   missed: number;

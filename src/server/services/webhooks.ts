@@ -73,7 +73,7 @@ export async function addWebhook(
 }
 
 /** The webhook log's last entry of a delivery ended by the removal of its registration. */
-export const REGISTRATION_REMOVED = 'registration removed';
+const REGISTRATION_REMOVED = 'registration removed';
 
 /**
  * Removes a registration and ends its pending deliveries at once (docs/webhooks.md): each is

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Store } from './store.js';
 
 /** Where the data lives: a postgres:// URL, or else the SQLite file in the data dir. */
-export interface StoreLocation {
+interface StoreLocation {
   /** `postgres://…` (or `postgresql://…`): the shared backend; absent: SQLite in `dataDir`. */
   database?: string | undefined;
   dataDir: string;
@@ -10,7 +10,7 @@ export interface StoreLocation {
   logErrors?: (err: unknown) => void;
 }
 
-export interface OpenedStore {
+interface OpenedStore {
   store: Store;
   backend: 'sqlite' | 'postgres';
   /** `fn` runs when writes were rolled back after caches may have seen them. */
@@ -72,6 +72,6 @@ export async function openStore(loc: StoreLocation): Promise<OpenedStore> {
 }
 
 /** A database URL as it may be shown: without its password. */
-export function redact(url: string): string {
+function redact(url: string): string {
   return url.replace(/^([a-z]+:\/\/[^:/@]*:)[^@]*@/i, '$1***@');
 }

@@ -3,7 +3,7 @@
 import type { SqlStock } from './sql/stock-repo.js';
 
 export type EntityType = 'section' | 'category' | 'item';
-export type OosAction = 'availability' | 'snooze' | 'enable' | 'stock';
+type OosAction = 'availability' | 'snooze' | 'enable' | 'stock';
 
 export interface NewActivity {
   brand_id: number;

@@ -16,16 +16,12 @@ import {
 // and the CLI's reading of a broken state file (exit 2). The state itself is src/menu/state.ts.
 
 export {
-  ENTITY_KINDS,
-  type EntityKind,
   emptyTarget,
   type RunRecord,
   StateFile,
   statePath,
-  type TargetId,
   type TargetState,
   targetId,
-  targetKey,
 } from '../../../menu/state.js';
 
 /** The name of the state file that older versions kept beside the menu file (shared by a folder). */

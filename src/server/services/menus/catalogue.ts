@@ -25,7 +25,7 @@ import { requireBrand } from '../branches.js';
 const PROVIDER_IDS = new Set(PROVIDERS.map((p) => String(p.id)));
 
 export type EntityKind = 'sections' | 'categories' | 'items' | 'groups';
-export const NOUN: Record<EntityKind, string> = {
+const NOUN: Record<EntityKind, string> = {
   sections: 'section',
   categories: 'category',
   items: 'item',
@@ -246,7 +246,7 @@ export async function loadBusinessMenu(t: TenantTx, brandId: number): Promise<Me
 
 // ─── authoring ──────────────────────────────────────────────────────────────────────────────
 
-export interface SectionInput {
+interface SectionInput {
   brand_id: number;
   title: string;
   description?: string | undefined;
@@ -301,7 +301,7 @@ export async function updateSection(t: TenantTx, s: SectionRow, patch: SectionPa
   return requireEntity(t, 'sections', s.id);
 }
 
-export interface CategoryInput {
+interface CategoryInput {
   brand_id: number;
   title: string;
   description?: string | undefined;
@@ -337,7 +337,7 @@ export async function updateCategory(
   return requireEntity(t, 'categories', c.id);
 }
 
-export interface ItemInput {
+interface ItemInput {
   brand_id: number;
   title: string;
   partner_item_id: string;

@@ -88,7 +88,7 @@ export const LINK_OPS = {
   },
 } as const satisfies Record<string, LinkOp>;
 
-export type LinkOpName = keyof typeof LINK_OPS;
+type LinkOpName = keyof typeof LINK_OPS;
 
 /**
  * Links (or unlinks) the listed entities to the anchor. Everything named must be of this

@@ -21,7 +21,7 @@ import { loadBusinessMenu, requireEntity, type SectionPatch } from './catalogue.
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Branch ids given in a body: each of the business (else 404) and carrying the brand (else 400). */
-export async function branchesFor(
+async function branchesFor(
   t: TenantTx,
   brandId: number,
   branchIds: readonly number[] | undefined,
@@ -39,7 +39,7 @@ export async function branchesFor(
   return out;
 }
 
-export interface SyncInput {
+interface SyncInput {
   brand_id: number;
   branch_ids?: readonly number[] | undefined;
   fieldIncludeOnSync?: readonly SyncField[] | undefined;
@@ -91,7 +91,7 @@ export async function writeSnapshot(
   return tree;
 }
 
-export interface PublishInput {
+interface PublishInput {
   brand_id: number;
   branch_ids?: readonly number[] | undefined;
 }

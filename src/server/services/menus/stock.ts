@@ -122,7 +122,7 @@ async function applyToSku(
   };
 }
 
-export interface SkuChange {
+interface SkuChange {
   sku: string;
   change: (s: ItemState) => ItemState;
   until?: string;

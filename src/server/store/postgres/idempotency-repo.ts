@@ -11,7 +11,7 @@ import type { PgTx } from './tx.js';
  * request timeout (30 s by default), so a live holder has always released its claim by then; a
  * claim older than this belongs to an instance that died, and the next request takes it over.
  */
-export const CLAIM_LEASE_MS = 60_000;
+const CLAIM_LEASE_MS = 60_000;
 
 const RELEASE = 'DELETE FROM idempotency_claims WHERE credential_key = $1 AND idem_key = $2 AND holder = $3';
 

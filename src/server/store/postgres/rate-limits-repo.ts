@@ -53,7 +53,7 @@ function decisionOf(tokens: number, allowed: boolean, limit: number): RateDecisi
 }
 
 /** What `admit` found: the credential's row now, and the take made at its limit (none if revoked or absent). */
-export interface Admission {
+interface Admission {
   row: CredentialRow | undefined;
   rate: RateDecision | undefined;
 }

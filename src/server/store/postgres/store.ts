@@ -9,7 +9,7 @@ import { PgRateLimits } from './rate-limits-repo.js';
 import { PgRestart, type PgShared, PgTx, PgUnitError, type PgUnitMode } from './tx.js';
 import { asUnavailable } from './unavailable.js';
 
-export const OUTBOX_CHANNEL = 'partner_outbox';
+const OUTBOX_CHANNEL = 'partner_outbox';
 
 /**
  * The unit lost a race and is run again from the start: deadlock, serialization failure, and a
@@ -21,7 +21,7 @@ export const OUTBOX_CHANNEL = 'partner_outbox';
 const RETRYABLE = new Set(['40P01', '40001', '23503', '23505']);
 const MAX_RETRIES = 3;
 
-export interface PgStoreOptions extends PgPoolOptions {
+interface PgStoreOptions extends PgPoolOptions {
   /** Told about errors of the notification listener (it reconnects by itself). */
   logErrors?: (err: unknown) => void;
   /** Concurrent deliveries to one URL across every instance (the dispatcher's per-URL bound). */

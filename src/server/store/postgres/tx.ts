@@ -497,7 +497,7 @@ const SKU_LOCK = 0x736b7520;
 const STATE_LOCK = 0x73746174;
 
 /** One business's view of a unit: every repository here is built around its business id. */
-export class PgTenantTx implements TenantTx {
+class PgTenantTx implements TenantTx {
   private _brands?: SqlBrands;
   private _branches?: SqlBranches;
   private _priceGroups?: SqlPriceGroups;

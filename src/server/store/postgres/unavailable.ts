@@ -22,7 +22,7 @@ const LOST =
   /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Connection ended)|timeout exceeded when trying to connect/;
 
 /** Whether `err` says the database cannot be reached now (rather than that a statement failed). */
-export function isUnavailable(err: unknown): boolean {
+function isUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string') {
@@ -33,7 +33,7 @@ export function isUnavailable(err: unknown): boolean {
 }
 
 /** Seconds a client is told to wait: a restart takes about that; the store reconnects by itself. */
-export const RETRY_AFTER_S = 1;
+const RETRY_AFTER_S = 1;
 
 /** `err` as the API answers it: 502 downstream_unavailable with Retry-After when the database is away. */
 export function asUnavailable(err: unknown): unknown {

@@ -41,7 +41,7 @@ export class SqlBusinesses {
 
 type Stored = Omit<CredentialRow, 'scopes'> & { scopes: unknown };
 /** A stored credential row as the repository hands it out (scopes: a JSON array). */
-export const credentialOf = (r: Stored): CredentialRow => ({ ...r, scopes: json<string[]>(r.scopes) });
+const credentialOf = (r: Stored): CredentialRow => ({ ...r, scopes: json<string[]>(r.scopes) });
 
 const C = {
   get: q(`SELECT ${CREDENTIAL} FROM credentials WHERE key = ?`),

@@ -7,7 +7,7 @@
 // implements `Sql`: run a `Query` in the unit, checking that the unit is still running (and may
 // write). This file imports neither better-sqlite3 nor pg (test/server/architecture.test.ts).
 
-export type DialectName = 'sqlite' | 'postgres';
+type DialectName = 'sqlite' | 'postgres';
 
 /** What the two dialects spell differently, as fragments of SQL text. */
 export interface Dialect {
@@ -77,7 +77,7 @@ const POSTGRES: Dialect = {
 };
 
 /** `?` → `$1, $2, …`, outside quoted strings and identifiers. */
-export function numbered(text: string): string {
+function numbered(text: string): string {
   let n = 0;
   let out = '';
   let quote: string | undefined;

@@ -4,7 +4,7 @@ import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
 
-export interface OpenOptions {
+interface OpenOptions {
   /** `normal`: survives a process kill (WAL + synchronous=NORMAL); `full`: also power loss. */
   durability?: 'normal' | 'full';
 }

@@ -5,7 +5,7 @@ import { MemoryRateLimits } from './rate-limits-repo.js';
 import { SqliteShared, SqliteTx } from './tx.js';
 import { type UnitOfWorkError, UnitQueue } from './unit-of-work.js';
 
-export interface SqliteStoreOptions {
+interface SqliteStoreOptions {
   /** Told about a unit of work ended for awaiting something other than the store (a bug). */
   onStuck?: (err: UnitOfWorkError) => void;
 }

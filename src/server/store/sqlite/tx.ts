@@ -223,7 +223,7 @@ export class SqliteTx implements Tx, Sql {
 }
 
 /** One business's view of a unit: every repository here is built around its business id. */
-export class SqliteTenantTx implements TenantTx {
+class SqliteTenantTx implements TenantTx {
   private _brands?: SqlBrands;
   private _branches?: SqlBranches;
   private _priceGroups?: SqlPriceGroups;

@@ -21,7 +21,7 @@ export class UnitOfWorkError extends Error {
   override name = 'UnitOfWorkError';
 }
 
-export type UnitMode = 'read' | 'write';
+type UnitMode = 'read' | 'write';
 
 /** One unit's identity: repositories check it before touching the connection. */
 export class Unit {
@@ -60,7 +60,7 @@ interface Outcome {
   value: unknown;
 }
 
-export interface UnitQueueOptions {
+interface UnitQueueOptions {
   /** Told about a unit ended for awaiting something other than the store (a bug). */
   onStuck?: (err: UnitOfWorkError) => void;
 }
