@@ -44,7 +44,6 @@ export function paginated<T extends z.ZodType>(item: T) {
   });
 }
 
-
 /** 24-hour integer time: 0..2359, minutes < 60. */
 export const HourMinute = documentedAs(
   z
