@@ -3,6 +3,13 @@ import type { Ctx } from '../context.js';
 import type { Action } from './action.js';
 import type { ManifestField, ManifestOp } from '../manifest/types.js';
 
+/**
+ * What commander parsed from a derived command's flags, by camelCased flag name: a value flag's
+ * text, a boolean flag's switch, a repeatable flag's list. The flags come from the contract's
+ * operation table, so their names are data; each is read and checked by its FlagSpec.
+ */
+export type FlagValues = Readonly<Record<string, string | boolean | string[] | undefined>>;
+
 // Pure derivation of a subcommand from a row of the operation table: path params become
 // positional arguments, query fields and top-level body fields become kebab-case flags.
 // No commander here, so the rules unit-test on plain data.
@@ -73,12 +80,7 @@ export interface Override {
   args?: OverrideArg[];
   options?: OverrideOption[];
   omit?: string[];
-  fill?(f: {
-    ctx: Ctx;
-    input: FillInput;
-    args: string[];
-    opts: Record<string, unknown>;
-  }): void | Promise<void>;
+  fill?(f: { ctx: Ctx; input: FillInput; args: string[]; opts: FlagValues }): void | Promise<void>;
   /**
    * Destructive but not a DELETE (e.g. revoking a credential): asks this question first, like a
    * delete (`--yes` skips; no terminal and no `--yes` is a usage error).

@@ -4,7 +4,7 @@ import { UsageError } from '../errors.js';
 import { coerceArg, coerceFlag, readJsonArg } from '../input.js';
 import { canPrompt } from '../io.js';
 import { render } from '../output/index.js';
-import type { FlagSpec, OperationCommand } from './derive.js';
+import type { FlagSpec, FlagValues, OperationCommand } from './derive.js';
 
 // Runs a derived operation command: positional args → path params, flags → query and body,
 // `--data` for the whole body (flags override its fields), then one call and the output.
@@ -19,7 +19,7 @@ function camel(flag: string): string {
   return flag.replace(/-([a-z0-9])/g, (_, ch: string) => ch.toUpperCase());
 }
 
-function rawFlag(opts: Record<string, unknown>, f: FlagSpec): unknown {
+function rawFlag(opts: FlagValues, f: FlagSpec): unknown {
   const values = [f.name, ...f.aliases].map((n) => opts[camel(n)]).filter((v) => v !== undefined);
   if (values.length === 0) return undefined;
   if (f.kind === 'list') return values.flat();
@@ -54,7 +54,7 @@ async function buildInput(
   ctx: Ctx,
   spec: OperationCommand,
   args: readonly string[],
-  opts: Record<string, unknown>,
+  opts: FlagValues,
 ): Promise<OperationInput> {
   const params: Record<string, string | number> = {};
   spec.args.forEach((a, i) => {
@@ -137,7 +137,7 @@ export async function runOperation(
   ctx: Ctx,
   spec: OperationCommand,
   args: readonly string[],
-  opts: Record<string, unknown>,
+  opts: FlagValues,
 ): Promise<number> {
   const { op } = spec;
   const input = await buildInput(ctx, spec, args, opts);
