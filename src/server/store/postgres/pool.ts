@@ -23,12 +23,18 @@ const types = {
 export interface PgPoolOptions {
   /** Connections in the pool (default 10): units that run at once on this instance. */
   max?: number;
+  /** A new connection not ready within this long fails (default 5 s): 502, not a hung request. */
+  connectTimeoutMs?: number;
 }
 
 export function openPool(url: string, opts: PgPoolOptions = {}): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.max ?? 10,
+    // A failover to a host that drops packets would otherwise hold each request until the kernel
+    // gives up on the connect (minutes); keep-alive finds a connection that died the same way.
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 5_000,
+    keepAlive: true,
     types,
     // Timestamps are written as ISO text with an offset; UTC keeps anything read as text in UTC too.
     options: '-c TimeZone=UTC',
