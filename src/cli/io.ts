@@ -1,3 +1,4 @@
+import { constants as osConstants } from 'node:os';
 import { isatty } from 'node:tty';
 import { defaultConfigDir } from './paths.js';
 
@@ -50,17 +51,24 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  * Resolves with the name of the first of STOP_SIGNALS. Listening starts at the call, so a signal
  * arriving before the promise is awaited is kept, not the process's death. `cancel` removes the
  * listeners (a start that failed before it waited).
+ *
+ * After the first signal a listener stays: the command is cleaning up (removing its webhook,
+ * draining), and a second signal quits at once with 128 + its number. Staying also matters to
+ * signal-exit (loaded by prompt and spinner libraries): on a signal it finds no listener but its
+ * own, it re-raises the signal and the process dies by it, skipping the clean-up.
  */
 export function untilSignal(cancel?: AbortSignal): Promise<string> {
   return new Promise((resolve) => {
     const off = () => {
       for (const s of STOP_SIGNALS) process.off(s, on);
     };
-    const on = (sig: string) => {
+    const again = (sig: NodeJS.Signals) => process.exit(128 + (osConstants.signals[sig] ?? 0));
+    const on = (sig: NodeJS.Signals) => {
       off();
+      for (const s of STOP_SIGNALS) process.on(s, again);
       resolve(sig);
     };
-    for (const s of STOP_SIGNALS) process.once(s, on);
+    for (const s of STOP_SIGNALS) process.on(s, on);
     cancel?.addEventListener('abort', off, { once: true });
   });
 }

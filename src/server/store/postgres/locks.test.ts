@@ -57,7 +57,8 @@ const pidOf = async (c: pg.Client) =>
 
 /** One business's catalogue repositories in a write unit on `c`, built as the PG TenantTx builds them. */
 function pgTenant(c: pg.Client, businessId: number): TenantTx {
-  return new PgTx(c as unknown as pg.PoolClient, 'write', { deliveryPerUrl: 1 }).tenant(businessId);
+  // Level 1, the path inside BEGIN … COMMIT: these tests hold row locks in transactions they begin.
+  return new PgTx(c as unknown as pg.PoolClient, 'write', { deliveryPerUrl: 1 }, 1).tenant(businessId);
 }
 
 describe.skipIf(!url)('catalogue repositories on PostgreSQL', () => {
