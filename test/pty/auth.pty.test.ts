@@ -1,22 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openProfiles } from '../../src/cli/profiles.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, KEYS, spawnPartner, tempDir, localProfile } from './harness.js';
+import type { TestServer } from '../helpers/server.js';
+import { KEYS, spawnPartner, tempDir, localProfile, onDemoServer } from './harness.js';
 
 // `partner auth login` and `partner auth status` at a real terminal: the prompts typed as a person
 // types them (the secret never on screen), and the status fitting an 80-column terminal.
 
 let s: TestServer;
-beforeAll(async () => {
-  ensureBuilt();
-  s = await startTestServer({ seed: 'demo' });
-}, 60_000);
-afterAll(async () => {
-  await s?.close();
+onDemoServer((server) => {
+  s = server;
 });
-afterEach(() => cleanup());
 
 describe('auth at a real terminal', () => {
   it('login asks for name, base URL, key and a hidden secret, checks them with the server, and saves', async () => {

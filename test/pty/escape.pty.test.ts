@@ -1,20 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openProfiles } from '../../src/cli/profiles.js';
-import { call, startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, KEYS, spawnPartner, tempDir, localProfile } from './harness.js';
+import { call, type TestServer } from '../helpers/server.js';
+import { KEYS, spawnPartner, tempDir, localProfile, onDemoServer } from './harness.js';
 
 // Escape at a prompt cancels it exactly as Ctrl-C does (prompts.pty.test.ts): "Cancelled.",
 // exit 1, nothing changed, no error dump. A person reaches for Escape to back out of a menu.
 
 let s: TestServer;
-beforeAll(async () => {
-  ensureBuilt();
-  s = await startTestServer({ seed: 'demo' });
-}, 60_000);
-afterAll(async () => {
-  await s?.close();
+onDemoServer((server) => {
+  s = server;
 });
-afterEach(() => cleanup());
 
 describe('Escape at a prompt', { timeout: 120_000 }, () => {
   it('a list (orders patch): cancelled, nothing changed', async () => {

@@ -1,21 +1,16 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, spawnPartner, tempDir, localProfile } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import { spawnPartner, tempDir, localProfile, onDemoServer } from './harness.js';
 
 // A foreground command whose terminal window is closed (SIGHUP, then EIO on every write) cleans
 // up as Ctrl-C does: `listen --local` removes its registration, `local start` releases its lock.
 
 let s: TestServer;
-beforeAll(async () => {
-  ensureBuilt();
-  s = await startTestServer({ seed: 'demo' });
-}, 60_000);
-afterAll(async () => {
-  await s?.close();
+onDemoServer((server) => {
+  s = server;
 });
-afterEach(() => cleanup());
 
 /** Waits (bounded) for the process to be gone. */
 async function gone(t: { running(): boolean }, ms = 30_000): Promise<void> {

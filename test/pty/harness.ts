@@ -3,8 +3,10 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { IPty } from '@lydell/node-pty';
 import type { Terminal as XTerm } from '@xterm/headless';
-import { root } from '../helpers/build.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { ensureBuilt, root } from '../helpers/build.js';
 import { type Credential, writeLocalProfile } from '../helpers/profile.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDirs } from '../helpers/temp-dir.js';
 
 export { ensureBuilt, root } from '../helpers/build.js';
@@ -285,4 +287,21 @@ export function spawnPartner(args: string[], o: PtyOptions = {}): PtySession {
   live.add(session);
   void exited.then(() => live.delete(session));
   return session;
+}
+
+/**
+ * The set-up most pty files share: the built binary, one demo-seeded test server for the file
+ * (handed to `use` once started, closed after the file), and every session ended after each test.
+ */
+export function onDemoServer(use: (server: TestServer) => void): void {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    ensureBuilt();
+    server = await startTestServer({ seed: 'demo' });
+    use(server);
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+  });
+  afterEach(() => cleanup());
 }

@@ -1,20 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, KEYS, spawnPartner, localProfile } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { call, type TestServer } from '../helpers/server.js';
+import { KEYS, spawnPartner, localProfile, onDemoServer } from './harness.js';
 
 // `orders patch ID` without --status at a real terminal (issue 21 point 9): the order's status
 // is shown and only the moves the transition table allows from it are offered; a final status
 // offers none and says so (exit 5, as the server's 409 would).
 
 let s: TestServer;
-beforeAll(async () => {
-  ensureBuilt();
-  s = await startTestServer({ seed: 'demo' });
-}, 60_000);
-afterAll(async () => {
-  await s?.close();
+onDemoServer((server) => {
+  s = server;
 });
-afterEach(() => cleanup());
 
 async function orderIn(status: string): Promise<number> {
   const r = await s.operator('POST', '/v1/operator/orders', {

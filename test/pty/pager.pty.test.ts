@@ -1,17 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import {
-  cleanup,
-  ensureBuilt,
-  KEYS,
-  type PtySession,
-  root,
-  spawnPartner,
-  tempDir,
-  localProfile,
-} from './harness.js';
+import { describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import { KEYS, type PtySession, root, spawnPartner, tempDir, localProfile, onDemoServer } from './harness.js';
 
 // The pager at a real terminal (issue 15 point 6): the built binary under a pty, with the real
 // `less -FRX` by default. `partner openapi` is the long output (600 kB, far beyond a pipe's
@@ -19,14 +10,9 @@ import {
 // the short one.
 
 let s: TestServer;
-beforeAll(async () => {
-  ensureBuilt();
-  s = await startTestServer({ seed: 'demo' });
-}, 60_000);
-afterAll(async () => {
-  await s?.close();
+onDemoServer((server) => {
+  s = server;
 });
-afterEach(() => cleanup());
 
 /** A config dir with one profile, so `profiles list` prints one short line. */
 function withProfile(): string {

@@ -1,22 +1,17 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openProfiles } from '../../src/cli/profiles.js';
-import { call, startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, KEYS, spawnPartner, tempDir, localProfile } from './harness.js';
+import { call, type TestServer } from '../helpers/server.js';
+import { KEYS, spawnPartner, tempDir, localProfile, onDemoServer } from './harness.js';
 
 // The guided prompts against a real server, answered at a real terminal: bootstrap's default
 // brand, orders patch's status list, menu push's confirmation and an API delete's confirmation.
 
 let s: TestServer;
-beforeAll(async () => {
-  ensureBuilt();
-  s = await startTestServer({ seed: 'demo' });
-}, 60_000);
-afterAll(async () => {
-  await s?.close();
+onDemoServer((server) => {
+  s = server;
 });
-afterEach(() => cleanup());
 
 async function placedOrder(): Promise<{ id: number; brand: number; branch: number }> {
   const brands = (await call(s, 'GET', '/v1/partner/brands')).body.data[0].brands;

@@ -1,20 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, spawnPartner, localProfile } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import { spawnPartner, localProfile, onDemoServer } from './harness.js';
 
 // `orders watch --verbose` at a real terminal: the request lines go into the frame's recent lines
 // instead of being written over the live screen (which tore it: lines at the cursor, the title
 // scrolled away).
 
 let s: TestServer;
-beforeAll(async () => {
-  ensureBuilt();
-  s = await startTestServer({ seed: 'demo' });
-}, 60_000);
-afterAll(async () => {
-  await s?.close();
+onDemoServer((server) => {
+  s = server;
 });
-afterEach(() => cleanup());
 
 describe('orders watch --verbose at a terminal', { timeout: 120_000 }, () => {
   it('shows the request lines inside the frame; the frame stays whole', async () => {

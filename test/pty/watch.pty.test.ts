@@ -1,20 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, startTestServer, type TestServer } from '../helpers/server.js';
-import { cleanup, ensureBuilt, KEYS, type PtySession, spawnPartner, localProfile } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { call, type TestServer } from '../helpers/server.js';
+import { KEYS, type PtySession, spawnPartner, localProfile, onDemoServer } from './harness.js';
 
 // `orders watch` in an 80×24 terminal: more orders than rows, an action by key and by the menu,
 // a resize. What a person must always see: the title and the column header at the top, the
 // selected row, the key hints, and no line wrapping onto the next one.
 
 let s: TestServer;
-beforeAll(async () => {
-  ensureBuilt();
-  s = await startTestServer({ seed: 'demo' });
-}, 60_000);
-afterAll(async () => {
-  await s?.close();
+onDemoServer((server) => {
+  s = server;
 });
-afterEach(() => cleanup());
 
 async function newOrder(): Promise<number> {
   const r = await s.operator('POST', '/v1/operator/orders', {

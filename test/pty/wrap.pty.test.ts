@@ -1,30 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import {
-  cleanup,
-  ensureBuilt,
-  KEYS,
-  type PtySession,
-  root,
-  spawnPartner,
-  tempDir,
-  localProfile,
-} from './harness.js';
+import { describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.js';
+import { KEYS, type PtySession, root, spawnPartner, tempDir, localProfile, onDemoServer } from './harness.js';
 
 // Messages at a real 80-column terminal break at word boundaries (issue 21, Cosmetic): the
 // program wraps them itself, so the terminal never breaks a row (mid-word or before a space).
 
 let s: TestServer;
-beforeAll(async () => {
-  ensureBuilt();
-  s = await startTestServer({ seed: 'demo' });
-}, 60_000);
-afterAll(async () => {
-  await s?.close();
+onDemoServer((server) => {
+  s = server;
 });
-afterEach(() => cleanup());
 
 /**
  * Rows the terminal broke itself (a line wider than the screen), shown as `above⏎below`: in the
