@@ -49,6 +49,8 @@ export interface RunOptions {
   /** Text written to stdin, then closed; without it stdin is closed at once. */
   stdin?: string | Buffer;
   cwd?: string;
+  /** Bound on a hang (default 60 s): the run is killed and the test fails past it. */
+  timeoutMs?: number;
 }
 
 /** The environment every run starts from; `extra` is laid over it. */
@@ -70,6 +72,7 @@ export function partner(args: string[], o: RunOptions = {}): Promise<Run> {
   return slot(
     () =>
       new Promise<Run>((resolve, reject) => {
+        const timeoutMs = o.timeoutMs ?? TIMEOUT_MS;
         const child = spawn(process.execPath, [join(o.pkg ?? root, 'bin/partner.js'), ...args], {
           env,
           cwd: o.cwd ?? env.HOME,
@@ -86,8 +89,8 @@ export function partner(args: string[], o: RunOptions = {}): Promise<Run> {
         if (o.stdin !== undefined) child.stdin!.end(o.stdin);
         const timer = setTimeout(() => {
           child.kill('SIGKILL');
-          reject(new Error(`partner ${args.join(' ')} did not end within ${TIMEOUT_MS} ms (killed)`));
-        }, TIMEOUT_MS);
+          reject(new Error(`partner ${args.join(' ')} did not end within ${timeoutMs} ms (killed)`));
+        }, timeoutMs);
         child.on('error', (err) => {
           clearTimeout(timer);
           reject(err);

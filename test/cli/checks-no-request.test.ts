@@ -1,8 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Run, partner as runBinary } from '../bin/harness.js';
 import { startProxy } from '../helpers/proxy.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { profileDir } from './run-cli.js';
@@ -13,7 +14,6 @@ import { profileDir } from './run-cli.js';
 // so the proxy does count).
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = join(root, 'bin/partner.js');
 
 let s: TestServer;
 let proxy: Awaited<ReturnType<typeof startProxy>>;
@@ -36,36 +36,20 @@ beforeEach(() => {
   proxy.log.length = 0;
 });
 
-function partner(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: configDir,
-        PARTNER_CONFIG_DIR: configDir,
-        PARTNER_KEYRING: 'off',
-        // Where `operator …` goes (docs/cli.md): the proxy too.
-        PARTNER_OPERATOR_URL: proxy.url,
-        PARTNER_OPERATOR_TOKEN: s.operatorToken,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`partner ${args.join(' ')} did not end within 20 s\n${stderr}`));
-    }, 20_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+/** The built binary against the proxy, with the local profile; a hang ends the test after 20 s. */
+function partner(args: string[]): Promise<Run> {
+  return runBinary(args, {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: configDir,
+      PARTNER_CONFIG_DIR: configDir,
+      PARTNER_KEYRING: 'off',
+      // Where `operator …` goes (docs/cli.md): the proxy too.
+      PARTNER_OPERATOR_URL: proxy.url,
+      PARTNER_OPERATOR_TOKEN: s.operatorToken,
+    },
+    cwd: process.cwd(),
+    timeoutMs: 20_000,
   });
 }
 

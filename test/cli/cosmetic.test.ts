@@ -1,8 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Run, partner as runBinary } from '../bin/harness.js';
 import { startWithProfile } from '../helpers/profile.js';
 import { call, type TestServer } from '../helpers/server.js';
 import { freshBrand } from '../server/menus-helpers.js';
@@ -12,7 +13,6 @@ import { tempDir } from './run-cli.js';
 // server: each was seen wrong by a newcomer at a terminal.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = join(root, 'bin/partner.js');
 const SAMPLE = join(root, 'docs/examples/menu.sample.yaml');
 
 let s: TestServer;
@@ -29,39 +29,20 @@ afterAll(async () => {
   await s?.close();
 });
 
-function partner(
-  args: string[],
-  o: { configDir?: string; env?: Record<string, string> } = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: o.configDir ?? configDir,
-        PARTNER_CONFIG_DIR: o.configDir ?? configDir,
-        PARTNER_KEYRING: 'off',
-        PARTNER_OPERATOR_URL: s.baseUrl,
-        PARTNER_OPERATOR_TOKEN: s.operatorToken,
-        ...o.env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`partner ${args.join(' ')} did not end within 30 s\n${stderr}`));
-    }, 30_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+/** The built binary with the local profile (or another config dir); a hang ends the test after 30 s. */
+function partner(args: string[], o: { configDir?: string; env?: Record<string, string> } = {}): Promise<Run> {
+  return runBinary(args, {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: o.configDir ?? configDir,
+      PARTNER_CONFIG_DIR: o.configDir ?? configDir,
+      PARTNER_KEYRING: 'off',
+      PARTNER_OPERATOR_URL: s.baseUrl,
+      PARTNER_OPERATOR_TOKEN: s.operatorToken,
+      ...o.env,
+    },
+    cwd: process.cwd(),
+    timeoutMs: 30_000,
   });
 }
 
