@@ -61,6 +61,18 @@ function pgTenant(c: pg.Client, businessId: number): TenantTx {
   return new PgTx(c as unknown as pg.PoolClient, 'write', { deliveryPerUrl: 1 }, 1).tenant(businessId);
 }
 
+/**
+ * Two write units of business 1 begun on their own connections (A first, then B), and a third
+ * connection to watch B's wait from.
+ */
+async function twoUnits() {
+  const [a, b, watch] = [await pgClient(), await pgClient(), await pgClient()];
+  const bPid = await pidOf(b);
+  await a.query('BEGIN');
+  await b.query('BEGIN');
+  return { a, b, watch, bPid, ta: pgTenant(a, 1), tb: pgTenant(b, 1) };
+}
+
 describe.skipIf(!url)('catalogue repositories on PostgreSQL', () => {
   beforeAll(async () => {
     admin = new pg.Client({ connectionString: url });
@@ -107,12 +119,7 @@ describe.skipIf(!url)('catalogue repositories on PostgreSQL', () => {
   });
 
   it("a brand's layers are locked for the unit that read them: a concurrent sync waits and then sees the commit", async () => {
-    const [a, b, watch] = [await pgClient(), await pgClient(), await pgClient()];
-    const bPid = await pidOf(b);
-    await a.query('BEGIN');
-    await b.query('BEGIN');
-    const ta = pgTenant(a, 1);
-    const tb = pgTenant(b, 1);
+    const { a, b, watch, bPid, ta, tb } = await twoUnits();
     const [brand] = await ta.brands.ids();
     const [branch] = await ta.branches.carrying(brand!);
     expect((await ta.layers.storeLayer(brand!, branch!))?.sections[0]?.title).toBe('edited');
@@ -132,12 +139,7 @@ describe.skipIf(!url)('catalogue repositories on PostgreSQL', () => {
     await b.query('ROLLBACK');
   });
   it('a SKU checked in a write unit is locked: a concurrent create of it waits, then finds the first', async () => {
-    const [a, b, watch] = [await pgClient(), await pgClient(), await pgClient()];
-    const bPid = await pidOf(b);
-    await a.query('BEGIN');
-    await b.query('BEGIN');
-    const ta = pgTenant(a, 1);
-    const tb = pgTenant(b, 1);
+    const { a, b, watch, bPid, ta, tb } = await twoUnits();
     const [brand] = await ta.brands.ids();
     expect(await ta.menus.items.withSku(brand!, 'RACE-1')).toBeUndefined();
     const made = await ta.menus.items.create(
@@ -166,12 +168,7 @@ describe.skipIf(!url)('catalogue repositories on PostgreSQL', () => {
     await b.query('ROLLBACK');
   });
   it("an item state read in a write unit locks the branch's states: a concurrent change waits, then starts from the commit", async () => {
-    const [a, b, watch] = [await pgClient(), await pgClient(), await pgClient()];
-    const bPid = await pidOf(b);
-    await a.query('BEGIN');
-    await b.query('BEGIN');
-    const ta = pgTenant(a, 1);
-    const tb = pgTenant(b, 1);
+    const { a, b, watch, bPid, ta, tb } = await twoUnits();
     const [brand] = await ta.brands.ids();
     const [branch] = await ta.branches.carrying(brand!);
     const [item] = await ta.menus.items.ofBrand(brand!);
