@@ -110,10 +110,10 @@ export class Dispatcher {
     this.idleMs = o.idleMs ?? MAX_IDLE_MS;
     this.fastMs = o.fastMs ?? FAST_MS;
     this.batchDelayMs = Math.min(o.batchDelayMs ?? 50, BATCH_WINDOW_MS);
-    this.maxInFlight = o.maxInFlight ?? 64;
+    this.maxInFlight = o.maxInFlight ?? 256;
     this.perUrl = o.perUrl ?? 4;
     this.owner = o.store.instance ?? ownerOf(process.pid);
-    this.perFastUrl = Math.max(this.perUrl, o.perFastUrl ?? 32);
+    this.perFastUrl = Math.max(this.perUrl, o.perFastUrl ?? 128);
     this.agent = new Agent({ keepAliveTimeout: 10_000, connections: this.perFastUrl });
   }
 
