@@ -48,9 +48,10 @@ export function openPool(url: string, opts: PgPoolOptions = {}): pg.Pool {
   return pool;
 }
 
-/** A fresh connection outside the pool (the LISTEN connection). */
-export function openClient(url: string): pg.Client {
+/** A fresh connection outside the pool (the LISTEN connection, the pipe's: `extra`). */
+export function openClient(url: string, extra: pg.ClientConfig = {}): pg.Client {
   return new pg.Client({
+    ...extra,
     connectionString: url,
     types,
     options: '-c TimeZone=UTC',

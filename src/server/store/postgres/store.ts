@@ -4,6 +4,7 @@ import type { Store, UnitFn } from '../store.js';
 import { INSTANCE_LOCK } from '../sql/deliveries-repo.js';
 import { PgClaims } from './idempotency-repo.js';
 import { migrate } from './migrations.js';
+import { PgPipe } from './pipe.js';
 import { openClient, openPool, type PgPoolOptions } from './pool.js';
 import { PgRateLimits } from './rate-limits-repo.js';
 import { PgRestart, type PgShared, PgTx, PgUnitError, type PgUnitMode } from './tx.js';
@@ -20,6 +21,8 @@ const OUTBOX_CHANNEL = 'partner_outbox';
  */
 const RETRYABLE = new Set(['40P01', '40001', '23503', '23505']);
 const MAX_RETRIES = 3;
+/** Connections of the pipe: one is enough for the measured load; a second keeps one slow statement from holding up every other. */
+const PIPE_CONNECTIONS = 2;
 
 interface PgStoreOptions extends PgPoolOptions {
   /** Told about errors of the notification listener (it reconnects by itself). */
@@ -56,6 +59,8 @@ export class PgStore implements Store {
   private reconnect: NodeJS.Timeout | undefined;
   /** Round trips of units (statements, BEGIN, COMMIT, savepoints) and units run again on the full path. */
   readonly stats = { roundTrips: 0, restarts: 0 };
+  /** Connections in pipeline mode for one-statement work outside transactions (PgPipe). */
+  private readonly pipe: PgPipe;
   private active = 0;
   private idle: (() => void)[] = [];
   private closed = false;
@@ -65,10 +70,11 @@ export class PgStore implements Store {
     private readonly url: string,
     private readonly opts: PgStoreOptions,
   ) {
-    // Their one statement each outside any unit: a database away is a 502, as for units.
+    this.pipe = new PgPipe(url, PIPE_CONNECTIONS, opts.connectTimeoutMs ?? 5_000);
+    // Their one statement each outside any unit, on the pipe: a database away is a 502, as for units.
     const guarded = {
       query: (...args: unknown[]) =>
-        (pool.query as (...a: unknown[]) => Promise<unknown>)(...args).catch((err: unknown) => {
+        (this.pipe.query as (...a: unknown[]) => Promise<unknown>)(...args).catch((err: unknown) => {
           throw asUnavailable(err);
         }),
     } as unknown as Pool;
@@ -134,6 +140,7 @@ export class PgStore implements Store {
     const l = this.listener;
     this.listener = undefined;
     await l?.end().catch(() => undefined);
+    await this.pipe.end();
     await this.pool.end();
   }
 
@@ -165,15 +172,25 @@ export class PgStore implements Store {
   }
 
   private async once<T>(mode: PgUnitMode, fn: UnitFn<T>, level: 0 | 1 | 2): Promise<T> {
-    const client = await this.pool.connect();
-    const tx = new PgTx(client, mode, this.shared, level);
+    // A first run begins no transaction (a read of one statement, a write on the one-statement
+    // path): the pipe carries it. A transaction takes a pooled connection (PgTx.acquire).
+    const client = level === 0 ? undefined : await this.pool.connect();
+    const tx = new PgTx(
+      client ?? this.pipe,
+      mode,
+      this.shared,
+      level,
+      client ? undefined : () => this.pool.connect(),
+    );
+    /** The unit's transaction's connection, once it has one. */
+    const inTx = () => (client ?? tx.pooled)!;
     let broken: Error | undefined;
     try {
       // A read unit begins its transaction only if it needs one (PgTx.query); a write unit only
       // on the full path (PgTx.optimistic).
       if (tx.begun) {
         tx.roundTrips++;
-        await client.query('BEGIN');
+        await inTx().query('BEGIN');
       }
       let value: T;
       try {
@@ -187,9 +204,11 @@ export class PgStore implements Store {
         await tx.settled();
         if (tx.begun) {
           tx.roundTrips++;
-          await client.query('ROLLBACK').catch((e: Error) => {
-            broken = e;
-          });
+          await inTx()
+            .query('ROLLBACK')
+            .catch((e: Error) => {
+              broken = e;
+            });
         }
         if (tx.wrote) for (const f of this.rollbacks) f();
         throw tx.restart ?? err;
@@ -199,7 +218,7 @@ export class PgStore implements Store {
       if (tx.begun) {
         try {
           tx.roundTrips++;
-          await client.query('COMMIT');
+          await inTx().query('COMMIT');
         } catch (err) {
           // The connection may be gone with the transaction's outcome unknown: never reuse it.
           broken = err as Error;
@@ -212,7 +231,7 @@ export class PgStore implements Store {
       return value;
     } finally {
       this.stats.roundTrips += tx.roundTrips;
-      client.release(broken);
+      (client ?? tx.pooled)?.release(broken);
     }
   }
 

@@ -1,4 +1,5 @@
 import type { PoolClient, QueryConfig } from 'pg';
+import type { PgConn } from './pipe.js';
 import type { BusinessRow } from '../credentials-repo.js';
 import { SqlBranches, SqlBrands } from '../sql/brands-repo.js';
 import { SqlPriceGroups } from '../sql/catalog-repo.js';
@@ -158,7 +159,8 @@ export class PgTx implements Tx, Sql {
   roundTrips = 0;
 
   constructor(
-    readonly client: PoolClient,
+    /** A pooled connection, or the shared pipe for a unit that runs no transaction (PgPipe). */
+    private client: PgConn,
     readonly mode: PgUnitMode,
     readonly shared: PgShared = { deliveryPerUrl: 4 },
     /**
@@ -168,6 +170,11 @@ export class PgTx implements Tx, Sql {
      * no savepoint at first. 2: attempt() takes a savepoint.
      */
     readonly level: 0 | 1 | 2 = 0,
+    /**
+     * Given when `client` is the shared pipe: a read unit that must begin a transaction takes a
+     * pooled connection from here first (`pooled`; the store returns it).
+     */
+    private readonly acquire?: () => Promise<PoolClient>,
   ) {
     this.full = level > 0;
     this.begun = mode === 'write' && this.full;
@@ -233,7 +240,14 @@ export class PgTx implements Tx, Sql {
     return this.client.query(q);
   }
 
+  /** The pooled connection a read unit on the pipe took to begin its transaction. */
+  pooled?: PoolClient;
+
   private async begin(): Promise<void> {
+    if (this.acquire) {
+      this.pooled = await this.acquire();
+      this.client = this.pooled;
+    }
     this.roundTrips++;
     await this.client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     this.begun = true;

@@ -1,0 +1,89 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PgStore } from '../../src/server/store/postgres/store.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/pg-databases.js';
+
+// The pipe (store/postgres/pipe.ts): work of one statement outside a transaction shares a few
+// pipelined connections instead of taking a pooled one each; a lost pipe connection is replaced.
+
+let db: TestDatabase;
+let store: PgStore;
+let admin: pg.Client;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  store = await PgStore.open(db.url, { max: 10 });
+  admin = new pg.Client({ connectionString: db.url });
+  await admin.connect();
+});
+
+afterAll(async () => {
+  await admin?.end();
+  await store?.close();
+  await db?.drop();
+});
+
+/** Backends of this database other than the admin's own connection and the store's LISTEN one. */
+async function backends(): Promise<{ pid: number; query: string }[]> {
+  const { rows } = await admin.query<{ pid: number; query: string }>(
+    `SELECT pid, query FROM pg_stat_activity
+     WHERE datname = current_database() AND pid <> pg_backend_pid() AND query NOT LIKE 'LISTEN%'
+       AND query NOT LIKE 'SELECT pg_advisory_lock%'`,
+  );
+  return rows;
+}
+
+describe('PostgreSQL pipe', () => {
+  it('carries 50 concurrent one-statement reads on its connections, not on 50 pooled ones', async () => {
+    const id = (
+      await store.write((tx) => tx.businesses.create({ title: 'Piped', address: '', logo: '' }, Date.now()))
+    ).id;
+    const pooledBefore = store.pool.totalCount;
+    const got = await Promise.all(
+      Array.from({ length: 50 }, () => store.read((tx) => tx.businesses.get(id))),
+    );
+    expect(got.every((b) => b?.title === 'Piped')).toBe(true);
+    // No read took a pooled connection (a pool of 10 would have opened up to 10 for them).
+    expect(store.pool.totalCount).toBe(pooledBefore);
+    // The write above ran on the pipe too (its one-statement path): the pipe's two connections
+    // and whatever the pool kept from the migrations.
+    expect((await backends()).length).toBeLessThanOrEqual(2 + pooledBefore);
+  });
+
+  it('a read unit of two statements still runs in one snapshot, on a pooled connection', async () => {
+    const id = (
+      await store.write((tx) => tx.businesses.create({ title: 'Two', address: '', logo: '' }, Date.now()))
+    ).id;
+    const pair = await store.read(async (tx) => [await tx.businesses.get(id), await tx.businesses.get(id)]);
+    expect(pair.map((b) => b?.title)).toEqual(['Two', 'Two']);
+  });
+
+  it('replaces a connection that was cut: a statement on it fails as unavailable, the next ones succeed', async () => {
+    const id = (
+      await store.write((tx) => tx.businesses.create({ title: 'Cut', address: '', logo: '' }, Date.now()))
+    ).id;
+    // Both pipe connections exist after a few reads.
+    await Promise.all([1, 2, 3, 4].map(() => store.read((tx) => tx.businesses.get(id))));
+    await admin.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+       WHERE datname = current_database() AND pid <> pg_backend_pid() AND query NOT LIKE 'LISTEN%'
+         AND query NOT LIKE 'SELECT pg_advisory_lock%'`,
+    );
+    // The cut is seen by the next statement on each connection (or by its 'error' event first):
+    // within a bounded number of tries every read succeeds again.
+    const outcomes: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const r = await store
+        .read((tx) => tx.businesses.get(id))
+        .then(
+          (b) => `ok:${b?.title}`,
+          (err: Error & { code?: string }) => `failed:${err.code ?? err.name}`,
+        );
+      outcomes.push(r);
+      if (outcomes.slice(-4).join() === 'ok:Cut,ok:Cut,ok:Cut,ok:Cut') break;
+    }
+    expect(outcomes.slice(-4)).toEqual(['ok:Cut', 'ok:Cut', 'ok:Cut', 'ok:Cut']);
+    for (const o of outcomes.filter((x) => x.startsWith('failed')))
+      expect(o).toBe('failed:downstream_unavailable');
+  });
+});
