@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgStore } from '../../src/server/store/postgres/store.js';
+import type { PgTx } from '../../src/server/store/postgres/tx.js';
+import { q } from '../../src/server/store/sql/query.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg-databases.js';
 
 // The pipe (store/postgres/pipe.ts): work of one statement outside a transaction shares a few
@@ -48,6 +50,38 @@ describe('PostgreSQL pipe', () => {
     // The write above ran on the pipe too (its one-statement path): the pipe's two connections
     // and whatever the pool kept from the migrations.
     expect((await backends()).length).toBeLessThanOrEqual(2 + pooledBefore);
+  });
+
+  it('commits nothing a 2xx stands on without waiting for the disk: a write goes out on a pooled connection', async () => {
+    const SOURCE = q("SELECT source || ':' || setting FROM pg_settings WHERE name = 'synchronous_commit'");
+    // The pipe's connections are told not to wait for the WAL to reach the disk (rate takes,
+    // claims); a pooled connection keeps the server's setting.
+    const piped = await store.read((tx) => (tx as unknown as PgTx).value<string>(SOURCE));
+    expect(piped).toBe('client:off');
+    const { rows } = await store.pool.query<{ s: string }>(
+      "SELECT source || ':' || setting AS s FROM pg_settings WHERE name = 'synchronous_commit'",
+    );
+    expect(rows[0]!.s).not.toMatch(/^client:/);
+    // A write unit on its one-statement path sends its one write on a pooled connection.
+    const id = (
+      await store.write((tx) => tx.businesses.create({ title: 'Durable', address: '', logo: '' }, Date.now()))
+    ).id;
+    let acquired = 0;
+    const count = () => acquired++;
+    store.pool.on('acquire', count);
+    try {
+      const before = store.stats.restarts;
+      await store.write((tx) =>
+        (tx as PgTx).exec('UPDATE businesses SET title = $1 WHERE id = $2', ['Durable 2', id]),
+      );
+      expect(store.stats.restarts).toBe(before); // it stayed on the one-statement path
+      expect(acquired).toBe(1);
+      acquired = 0;
+      expect((await store.read((tx) => tx.businesses.get(id)))?.title).toBe('Durable 2');
+      expect(acquired).toBe(0);
+    } finally {
+      store.pool.off('acquire', count);
+    }
   });
 
   it('a read unit of two statements still runs in one snapshot, on a pooled connection', async () => {

@@ -54,7 +54,7 @@ export function openClient(url: string, extra: pg.ClientConfig = {}): pg.Client 
     ...extra,
     connectionString: url,
     types,
-    options: '-c TimeZone=UTC',
+    options: ['-c TimeZone=UTC', extra.options].filter(Boolean).join(' '),
     application_name: 'partner',
   });
 }

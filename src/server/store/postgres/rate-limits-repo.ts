@@ -59,7 +59,12 @@ interface Admission {
 }
 
 export class PgRateLimits implements RateLimits {
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    /** The credential check and takes: the pipe (PgPipe), whose commits do not wait for the disk. */
+    private readonly pool: Pool,
+    /** What an operator's 2xx stands on (the bucket reset after a new limit): a pooled connection. */
+    private readonly durable: Pool = pool,
+  ) {}
 
   async take(key: string, limit: number, now: number): Promise<RateDecision> {
     const { rows } = await this.pool.query<{ tokens: number; allowed: boolean }>({
@@ -94,6 +99,6 @@ export class PgRateLimits implements RateLimits {
   }
 
   async reset(key: string): Promise<void> {
-    await this.pool.query('DELETE FROM rate_buckets WHERE credential_key = $1', [key]);
+    await this.durable.query('DELETE FROM rate_buckets WHERE credential_key = $1', [key]);
   }
 }

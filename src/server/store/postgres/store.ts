@@ -71,15 +71,17 @@ export class PgStore implements Store {
     private readonly opts: PgStoreOptions,
   ) {
     this.pipe = new PgPipe(url, PIPE_CONNECTIONS, opts.connectTimeoutMs ?? 5_000);
-    // Their one statement each outside any unit, on the pipe: a database away is a 502, as for units.
-    const guarded = {
-      query: (...args: unknown[]) =>
-        (this.pipe.query as (...a: unknown[]) => Promise<unknown>)(...args).catch((err: unknown) => {
-          throw asUnavailable(err);
-        }),
-    } as unknown as Pool;
-    this.claims = new PgClaims(guarded);
-    this.rateLimits = new PgRateLimits(guarded);
+    // Their one statement each outside any unit: a database away is a 502, as for units.
+    const guarded = (on: { query: unknown }) =>
+      ({
+        query: (...args: unknown[]) =>
+          (on.query as (...a: unknown[]) => Promise<unknown>).apply(on, args).catch((err: unknown) => {
+            throw asUnavailable(err);
+          }),
+      }) as unknown as Pool;
+    const piped = guarded(this.pipe);
+    this.claims = new PgClaims(piped);
+    this.rateLimits = new PgRateLimits(piped, guarded(pool));
     this.shared = { deliveryPerUrl: opts.deliveryPerUrl ?? 4, claims: this.claims };
     // An idle pooled connection that fails (the server restarted) is dropped by the pool; without
     // a listener its error would be thrown at the process.

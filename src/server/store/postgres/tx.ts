@@ -340,14 +340,20 @@ export class PgTx implements Tx, Sql {
       if (combined.size < 1000) combined.set(key, text);
     }
     this.roundTrips++;
+    // On a pooled connection, which commits with synchronous_commit on: a 2xx stands on this
+    // write, and the pipe's connections do not wait for the disk (PgPipe).
+    const pooled = this.acquire ? await this.acquire() : undefined;
+    let inDoubt: Error | undefined;
     try {
-      await this.client.query({ name: nameOf(text), text, values: d.flatMap((w) => w.values) });
+      await (pooled ?? this.client).query({ name: nameOf(text), text, values: d.flatMap((w) => w.values) });
     } catch (err) {
       if ((err as { code?: string }).code === MISSED)
         throw this.restartOn('a write missed what it promised: the full path');
       // A database error rolled the statement back; anything else leaves its outcome unknown.
-      if (!isDatabaseError(err)) this.broken = err as Error;
+      if (!isDatabaseError(err)) inDoubt = this.broken = err as Error;
       throw err;
+    } finally {
+      pooled?.release(inDoubt);
     }
   }
 
