@@ -7,7 +7,7 @@
 // implements `Sql`: run a `Query` in the unit, checking that the unit is still running (and may
 // write). This file imports neither better-sqlite3 nor pg (test/server/architecture.test.ts).
 
-type DialectName = 'sqlite' | 'postgres';
+export type DialectName = 'sqlite' | 'postgres';
 
 /** What the two dialects spell differently, as fragments of SQL text. */
 export interface Dialect {
