@@ -10,7 +10,7 @@ import type { DialectName } from './query.js';
 // - ids: bigint identities, GENERATED ALWAYS (a sequence never hands an id out twice, even after a
 //   delete or a rolled-back insert); BY DEFAULT where the writer takes the id first (orders, the
 //   outbox seq). SQLite: INTEGER PRIMARY KEY (the rowid), which hands out max(id) + 1: the tables
-//   whose rows can be deleted add AUTOINCREMENT (NEVER_REUSED) so an id never comes back.
+//   whose rows can be deleted add AUTOINCREMENT so an id never comes back.
 // - instants shown on the wire: timestamptz, read back as the ISO text SQLite stores
 //   (postgres/pool.ts). Values of the injectable clock the server compares against (due times,
 //   leases, order times, answer ages): bigint milliseconds, as the clock gives them.
@@ -20,24 +20,10 @@ import type { DialectName } from './query.js';
 //   template are text, sent as they are. SQLite: TEXT.
 // - booleans: SQLite keeps 0/1 (INTEGER), which its partial indexes and defaults name.
 
-/** Tables whose rows can be deleted: on SQLite their ids need AUTOINCREMENT never to be reused. */
-const NEVER_REUSED = new Set([
-  'price_groups',
-  'menu_sections',
-  'menu_categories',
-  'menu_items',
-  'menu_modifier_groups',
-]);
-
-const SQLITE_TYPE: Record<string, string> = {
-  bigint: 'INTEGER',
-  integer: 'INTEGER',
-  boolean: 'INTEGER',
-  text: 'TEXT',
-  timestamptz: 'TEXT',
-  json: 'TEXT',
-  jsonb: 'TEXT',
-};
+/** SQLite's column type for a PostgreSQL type of the description: its affinity. */
+const sqliteType = (t: string) => (/^(text|timestamptz|jsonb?)$/.test(t) ? 'TEXT' : 'INTEGER');
+/** A column definition's name and type (one column per line). */
+const COLUMN_TYPE = /^(\s+\w+ )(bigint|integer|boolean|text|timestamptz|jsonb?)\b/gm;
 
 const tables = (d: DialectName) => {
   const pg = (sql: string) => (d === 'postgres' ? sql : '');
@@ -117,7 +103,7 @@ const tables = (d: DialectName) => {
   );
   CREATE INDEX brands_business ON brands(business_id${pg(', id')});
   CREATE TABLE price_groups (
-    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY${sqlite(' AUTOINCREMENT')},
     business_id bigint NOT NULL REFERENCES businesses(id),
     title text NOT NULL,
     description text NOT NULL DEFAULT '',
@@ -253,7 +239,7 @@ const tables = (d: DialectName) => {
 
   -- Business-level menu definition (what the authoring endpoints write).
   CREATE TABLE menu_sections (
-    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY${sqlite(' AUTOINCREMENT')},
     business_id bigint NOT NULL REFERENCES businesses(id),
     brand_id bigint NOT NULL REFERENCES brands(id),
     title text NOT NULL,
@@ -267,7 +253,7 @@ const tables = (d: DialectName) => {
   );
   CREATE INDEX menu_sections_brand ON menu_sections(brand_id);
   CREATE TABLE menu_categories (
-    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY${sqlite(' AUTOINCREMENT')},
     business_id bigint NOT NULL REFERENCES businesses(id),
     brand_id bigint NOT NULL REFERENCES brands(id),
     title text NOT NULL,
@@ -280,7 +266,7 @@ const tables = (d: DialectName) => {
   -- A SKU (partner_item_id) is unique within a brand; availability calls resolve it through the
   -- brands a branch carries.
   CREATE TABLE menu_items (
-    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY${sqlite(' AUTOINCREMENT')},
     business_id bigint NOT NULL REFERENCES businesses(id),
     brand_id bigint NOT NULL REFERENCES brands(id),
     title text NOT NULL,
@@ -297,7 +283,7 @@ const tables = (d: DialectName) => {
   );
   CREATE INDEX menu_items_sku ON menu_items(partner_item_id, brand_id);
   CREATE TABLE menu_modifier_groups (
-    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY${sqlite(' AUTOINCREMENT')},
     business_id bigint NOT NULL REFERENCES businesses(id),
     brand_id bigint NOT NULL REFERENCES brands(id),
     title text NOT NULL,
@@ -421,15 +407,7 @@ export function schemaSql(d: DialectName): string {
   const sql = tables(d).replace(/--.*$/gm, '');
   if (d === 'postgres') return sql;
   return sql
-    .replace(
-      /^(\s+\w+ )(bigint|integer|boolean|text|timestamptz|jsonb?)\b/gm,
-      (_, col: string, t: string) => {
-        return col + SQLITE_TYPE[t];
-      },
-    )
+    .replace(COLUMN_TYPE, (_, column: string, t: string) => column + sqliteType(t))
     .replace(/ GENERATED (ALWAYS|BY DEFAULT) AS IDENTITY PRIMARY KEY/g, ' PRIMARY KEY')
-    .replace(/ DEFAULT (true|false)\b/g, (_, v: string) => ` DEFAULT ${v === 'true' ? 1 : 0}`)
-    .replace(/CREATE TABLE (\w+) \(\s*id INTEGER PRIMARY KEY/g, (m, table: string) =>
-      NEVER_REUSED.has(table) ? `${m} AUTOINCREMENT` : m,
-    );
+    .replace(/ DEFAULT (true|false)\b/g, (_, v: string) => ` DEFAULT ${v === 'true' ? 1 : 0}`);
 }

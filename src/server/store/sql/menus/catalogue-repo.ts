@@ -7,7 +7,7 @@ import type {
   GroupRow,
   ItemFields,
   ItemRow,
-  MenuEntities,
+  Owned,
   SectionFields,
   SectionRow,
 } from '../../menus/catalogue-repo.js';
@@ -108,12 +108,8 @@ function compile(table: Table<object>): Compiled {
   return c;
 }
 
-/** One menu table, table-driven. */
-class SqlMenuEntities<
-  Fields extends object,
-  Row extends { id: number; business_id: number; brand_id: number },
-> implements MenuEntities<Row, Fields>
-{
+/** One menu table, table-driven, confined to the tenant's business. */
+export class SqlMenuEntities<Row extends Owned, Fields> {
   protected readonly c: Compiled;
 
   constructor(
@@ -134,6 +130,7 @@ class SqlMenuEntities<
     return this.c.fields.map(([k, , codec]) => encode(codec, (f as Record<string, unknown>)[k]));
   }
 
+  /** `forUpdate`: as `BrandsRepo.get`. */
   async get(id: number, forUpdate = false): Promise<Row | undefined> {
     const r = await this.db.get<Stored>(forUpdate && this.db.writing ? this.c.getLocked : this.c.get, [
       id,
@@ -142,6 +139,7 @@ class SqlMenuEntities<
     return r && this.row(r);
   }
 
+  /** The rows of `ids` in the order given; ids not of this business go to `missing`. */
   async getMany(ids: readonly number[]): Promise<{ rows: Row[]; missing: number[] }> {
     // One statement, then the rows in the order asked (a repeated id comes back twice).
     const found = new Map<number, Row>();
@@ -161,6 +159,7 @@ class SqlMenuEntities<
     return { rows, missing };
   }
 
+  /** The brand's rows, by id. */
   async ofBrand(brandId: number): Promise<Row[]> {
     return (await this.db.all<Stored>(this.c.ofBrand, [brandId, this.businessId])).map((r) => this.row(r));
   }
@@ -177,10 +176,12 @@ class SqlMenuEntities<
     return this.row(r!);
   }
 
+  /** Writes every field (the caller merges a patch first). */
   async update(id: number, f: Fields, now: number): Promise<void> {
     await this.db.run(this.c.update, [...this.values(f), iso(now), id, this.businessId]);
   }
 
+  /** Its links go with it. */
   async delete(id: number): Promise<void> {
     await this.db.run(this.c.delete, [id, this.businessId]);
   }
@@ -195,7 +196,7 @@ const I = {
                WHERE i.partner_item_id = ? AND i.business_id = ? ORDER BY i.id`),
 };
 
-class SqlMenuItems extends SqlMenuEntities<ItemFields, ItemRow> {
+class SqlMenuItems extends SqlMenuEntities<ItemRow, ItemFields> {
   constructor(
     db: Sql,
     businessId: number,
@@ -218,10 +219,10 @@ class SqlMenuItems extends SqlMenuEntities<ItemFields, ItemRow> {
 }
 
 export class SqlMenuCatalogue {
-  readonly sections: SqlMenuEntities<SectionFields, SectionRow>;
-  readonly categories: SqlMenuEntities<CategoryFields, CategoryRow>;
+  readonly sections: SqlMenuEntities<SectionRow, SectionFields>;
+  readonly categories: SqlMenuEntities<CategoryRow, CategoryFields>;
   readonly items: SqlMenuItems;
-  readonly groups: SqlMenuEntities<GroupFields, GroupRow>;
+  readonly groups: SqlMenuEntities<GroupRow, GroupFields>;
 
   constructor(db: Sql, businessId: number, lockSku?: (brandId: number, sku: string) => Promise<void>) {
     this.sections = new SqlMenuEntities(db, businessId, SECTIONS);
