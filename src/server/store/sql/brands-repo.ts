@@ -8,9 +8,7 @@ import type {
   NewBranch,
   Visibilities,
 } from '../brands-repo.js';
-import { q, type Sql } from './query.js';
-
-const iso = (ms: number) => new Date(ms).toISOString();
+import { iso, q, type Sql } from './query.js';
 
 type StoredBrand = Omit<BrandRow, 'visibilities'> & { visibilities: string };
 const BRAND = 'id, business_id, title, logo, banner, visibilities';

@@ -1,8 +1,7 @@
 // Price groups of one business, written once for both backends (store/sql/query.ts).
 import type { PriceGroupFields, PriceGroupRow } from '../catalog-repo.js';
-import { q, type Sql } from './query.js';
+import { iso, q, type Sql } from './query.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const GROUP = 'id, business_id, title, description, created_at, updated_at';
 
 const G = {

@@ -171,5 +171,8 @@ export interface Sql {
   readonly unitEvents?: Map<string, { seq: number; payload: string }>;
 }
 
+/** An instant as both backends store it and the wire shows it: ISO 8601 text, UTC, milliseconds. */
+export const iso = (ms: number): string => new Date(ms).toISOString();
+
 /** A JSON column: text on SQLite (and for PostgreSQL's `json`), already parsed for `jsonb`. */
 export const json = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));

@@ -3,9 +3,7 @@
 // branch's item states take turns (PostgreSQL: an advisory lock, PgTenantTx.lockBranchStates).
 import { DEFAULT_STATE, type ItemState } from '../../domain/menus.js';
 import type { ActivityFilter, ActivityRow, ActivitySummary, NewActivity, EntityType } from '../stock-repo.js';
-import { json, q, type Sql } from './query.js';
-
-const iso = (ms: number) => new Date(ms).toISOString();
+import { iso, json, q, type Sql } from './query.js';
 
 interface StateRow {
   item_id: number;

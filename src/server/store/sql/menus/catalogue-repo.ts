@@ -11,9 +11,7 @@ import type {
   SectionFields,
   SectionRow,
 } from '../../menus/catalogue-repo.js';
-import { json, type Query, q, type Sql } from '../query.js';
-
-const iso = (ms: number) => new Date(ms).toISOString();
+import { iso, json, type Query, q, type Sql } from '../query.js';
 
 /** How a field is kept in a column: JSON text, a boolean (0/1 on SQLite), or as it is. */
 type Codec = 'json' | 'json?' | 'bool' | 'plain';
