@@ -8,7 +8,7 @@ import type {
   NewBranch,
   Visibilities,
 } from '../brands-repo.js';
-import { iso, q, type Sql } from './query.js';
+import { iso, Lockable, q, type Sql } from './query.js';
 
 type StoredBrand = Omit<BrandRow, 'visibilities'> & { visibilities: string };
 const BRAND = 'id, business_id, title, logo, banner, visibilities';
@@ -19,8 +19,7 @@ const brandOf = (r: StoredBrand): BrandRow => ({
 
 const B = {
   list: q(`SELECT ${BRAND} FROM brands WHERE business_id = ? ORDER BY id`),
-  get: q(`SELECT ${BRAND} FROM brands WHERE id = ? AND business_id = ?`),
-  getLocked: q((d) => `SELECT ${BRAND} FROM brands WHERE id = ? AND business_id = ?${d.lockShared}`),
+  get: new Lockable(`SELECT ${BRAND} FROM brands WHERE id = ? AND business_id = ?`),
   ids: q('SELECT id FROM brands WHERE business_id = ? ORDER BY id'),
   create: q(
     `INSERT INTO brands (business_id, title, logo, banner, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${BRAND}`,
@@ -47,10 +46,7 @@ export class SqlBrands {
    * row is locked until the unit ends, so two instances' merges cannot lose one another's change.
    */
   async get(id: number, forUpdate = false): Promise<BrandRow | undefined> {
-    const r = await this.db.get<StoredBrand>(forUpdate && this.db.writing ? B.getLocked : B.get, [
-      id,
-      this.businessId,
-    ]);
+    const r = await this.db.get<StoredBrand>(B.get.in(this.db, forUpdate), [id, this.businessId]);
     return r && brandOf(r);
   }
 
@@ -91,10 +87,8 @@ const branchOf = (r: StoredBranch): BranchRow => ({
 
 const LIVE = 'id = ? AND business_id = ? AND deleted_at IS NULL';
 const R = {
-  get: q(`SELECT ${BRANCH} FROM branches WHERE ${LIVE}`),
-  getLocked: q((d) => `SELECT ${BRANCH} FROM branches WHERE ${LIVE}${d.lockShared}`),
-  getAny: q(`SELECT ${BRANCH} FROM branches WHERE id = ? AND business_id = ?`),
-  getAnyLocked: q((d) => `SELECT ${BRANCH} FROM branches WHERE id = ? AND business_id = ?${d.lockShared}`),
+  get: new Lockable(`SELECT ${BRANCH} FROM branches WHERE ${LIVE}`),
+  getAny: new Lockable(`SELECT ${BRANCH} FROM branches WHERE id = ? AND business_id = ?`),
   // The total rides along as a window count: one statement (one round trip on PostgreSQL).
   page: q(
     `SELECT record, count(*) OVER () AS total FROM branches WHERE business_id = ? AND deleted_at IS NULL
@@ -182,19 +176,13 @@ export class SqlBranches {
 
   /** A live (not deleted) branch. `forUpdate`: as `BrandsRepo.get`. */
   async get(id: number, forUpdate = false): Promise<BranchRow | undefined> {
-    const r = await this.db.get<StoredBranch>(forUpdate && this.db.writing ? R.getLocked : R.get, [
-      id,
-      this.businessId,
-    ]);
+    const r = await this.db.get<StoredBranch>(R.get.in(this.db, forUpdate), [id, this.businessId]);
     return r && branchOf(r);
   }
 
   /** A branch, deleted or not. `forUpdate`: as `BrandsRepo.get`. */
   async getAny(id: number, forUpdate = false): Promise<BranchRow | undefined> {
-    const r = await this.db.get<StoredBranch>(forUpdate && this.db.writing ? R.getAnyLocked : R.getAny, [
-      id,
-      this.businessId,
-    ]);
+    const r = await this.db.get<StoredBranch>(R.getAny.in(this.db, forUpdate), [id, this.businessId]);
     return r && branchOf(r);
   }
 

@@ -122,6 +122,26 @@ export const q = (text: string | ((d: Dialect) => string), opts?: { quiet?: bool
   new Query(text, opts);
 
 /**
+ * A read of a row the caller may write back from what it read (a merge, `forUpdate`): in a write
+ * unit on a shared store the row stays locked until the unit ends (`Dialect.lockShared`), so two
+ * instances' merges cannot lose one another's change. Both statements are made once.
+ */
+export class Lockable {
+  private readonly plain: Query;
+  private readonly locked: Query;
+
+  constructor(text: string) {
+    this.plain = new Query(text);
+    this.locked = new Query((d) => text + d.lockShared);
+  }
+
+  /** The statement for this unit: locked only when asked for in a write unit. */
+  in(db: Sql, forUpdate: boolean): Query {
+    return forUpdate && db.writing ? this.locked : this.plain;
+  }
+}
+
+/**
  * Statements whose text is built from a request (a filter's optional conditions): made once per
  * distinct text and kept, so each text is still prepared once. The key is the built text.
  */

@@ -11,7 +11,7 @@ import type {
   SectionFields,
   SectionRow,
 } from '../../menus/catalogue-repo.js';
-import { iso, json, type Query, q, type Sql } from '../query.js';
+import { iso, json, Lockable, type Query, q, type Sql } from '../query.js';
 
 /** How a field is kept in a column: JSON text, a boolean (0/1 on SQLite), or as it is. */
 type Codec = 'json' | 'json?' | 'bool' | 'plain';
@@ -70,8 +70,7 @@ type Field = [key: string, column: string, codec: Codec];
 interface Compiled {
   fields: Field[];
   select: string;
-  get: Query;
-  getLocked: Query;
+  get: Lockable;
   getMany: Query;
   ofBrand: Query;
   insert: Query;
@@ -92,8 +91,7 @@ function compile(table: Table<object>): Compiled {
   const c: Compiled = {
     fields,
     select,
-    get: q(`${from} WHERE id = ? AND business_id = ?`),
-    getLocked: q((d) => `${from} WHERE id = ? AND business_id = ?${d.lockShared}`),
+    get: new Lockable(`${from} WHERE id = ? AND business_id = ?`),
     getMany: q((d) => `${from} WHERE id ${d.inList('bigint')} AND business_id = ?`),
     ofBrand: q(`${from} WHERE brand_id = ? AND business_id = ? ORDER BY id`),
     insert: q(`INSERT INTO ${table.name} (business_id, brand_id, ${cols.join(', ')}, created_at, updated_at)
@@ -130,10 +128,7 @@ export class SqlMenuEntities<Row extends Owned, Fields> {
 
   /** `forUpdate`: as `BrandsRepo.get`. */
   async get(id: number, forUpdate = false): Promise<Row | undefined> {
-    const r = await this.db.get<Stored>(forUpdate && this.db.writing ? this.c.getLocked : this.c.get, [
-      id,
-      this.businessId,
-    ]);
+    const r = await this.db.get<Stored>(this.c.get.in(this.db, forUpdate), [id, this.businessId]);
     return r && this.row(r);
   }
 
