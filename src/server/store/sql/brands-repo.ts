@@ -132,8 +132,14 @@ const R = {
   usingPriceGroup: q(
     'SELECT id FROM branches WHERE price_group_id = ? AND business_id = ? AND deleted_at IS NULL ORDER BY id',
   ),
-  owned: q('SELECT 1 FROM branches WHERE id = ? AND business_id = ?'),
 };
+
+const OWNED = q('SELECT 1 FROM branches WHERE id = ? AND business_id = ?');
+
+/** Whether the branch (deleted or not) is the business's: a write that names one checks first. */
+export async function ownsBranch(db: Sql, businessId: number, id: number): Promise<boolean> {
+  return (await db.get(OWNED, [id, businessId])) !== undefined;
+}
 
 /**
  * Branch-list pages are the hot read of the API. Where one process owns the data (SQLite) they
@@ -233,7 +239,7 @@ export class SqlBranches {
   }
 
   async setBrands(id: number, brandIds: readonly number[]): Promise<void> {
-    if (!(await this.owned(id))) return;
+    if (!(await ownsBranch(this.db, this.businessId, id))) return;
     await this.db.run(R.unlink, [id]);
     if (brandIds.length) await this.db.run(R.link, [id, this.db.list(brandIds)]);
   }
@@ -269,9 +275,5 @@ export class SqlBranches {
   /** Live branches on the price group. */
   usingPriceGroup(groupId: number): Promise<number[]> {
     return this.db.column(R.usingPriceGroup, [groupId, this.businessId]);
-  }
-
-  private async owned(id: number): Promise<boolean> {
-    return (await this.db.get(R.owned, [id, this.businessId])) !== undefined;
   }
 }
