@@ -1,7 +1,7 @@
 // The two schemas are one: every table the repositories use (store/sql/, written once) has the
-// same columns, with the same nullability, on SQLite (its migrations, PRAGMA user_version) and
-// on PostgreSQL (its migrations, schema_migrations). What only one backend has is listed here,
-// with why: a new column on one side only fails this test.
+// same columns, with the same nullability, on SQLite and on PostgreSQL as each store creates them
+// (both from store/sql/schema.ts). What only one backend has is listed here, with why: a new
+// column on one side only fails this test.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

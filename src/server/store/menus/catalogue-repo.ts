@@ -1,9 +1,9 @@
 // The business-level menu definition of one business: sections, categories, items (modifiers
 // are items with only_modifier) and modifier groups, each of one brand.
 import type { BoolMap, PriceMap, Times } from '../../domain/menus.js';
-import type { SqlMenuCatalogue } from '../sql/menus/catalogue-repo.js';
+import type { SqlMenuCatalogue, SqlMenuEntities } from '../sql/menus/catalogue-repo.js';
 
-interface Owned {
+export interface Owned {
   id: number;
   business_id: number;
   brand_id: number;
@@ -44,18 +44,6 @@ export type ItemRow = Owned & ItemFields;
 export type GroupRow = Owned & GroupFields;
 
 /** One kind of menu entity, confined to the tenant's business. */
-export interface MenuEntities<Row extends Owned, Fields> {
-  /** `forUpdate`: as `BrandsRepo.get`. */
-  get(id: number, forUpdate?: boolean): Promise<Row | undefined>;
-  /** The rows of `ids` in the order given; ids not of this business go to `missing`. */
-  getMany(ids: readonly number[]): Promise<{ rows: Row[]; missing: number[] }>;
-  /** The brand's rows, by id. */
-  ofBrand(brandId: number): Promise<Row[]>;
-  create(brandId: number, f: Fields, now: number): Promise<Row>;
-  /** Writes every field (the caller merges a patch first). */
-  update(id: number, f: Fields, now: number): Promise<void>;
-  /** Its links go with it. */
-  delete(id: number): Promise<void>;
-}
+export type MenuEntities<Row extends Owned, Fields> = SqlMenuEntities<Row, Fields>;
 
 export type MenuCatalogue = SqlMenuCatalogue;

@@ -5,8 +5,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MenuDef } from '../../domain/menus.js';
 import type { TenantTx } from '../store.js';
+import { schemaSql } from '../sql/schema.js';
 import { openClient } from './pool.js';
-import { CATALOG_SCHEMA } from './schema/catalog.js';
 import { PgTx } from './tx.js';
 
 const url = process.env.PARTNER_TEST_DATABASE_URL;
@@ -78,12 +78,10 @@ describe.skipIf(!url)('catalogue repositories on PostgreSQL', () => {
     admin = new pg.Client({ connectionString: url });
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${schema}`);
-    // The core schema's businesses table, as much of it as the catalogue references.
     await admin.query(
       `SET search_path = ${schema};
-       CREATE TABLE businesses (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, title text NOT NULL);
-       INSERT INTO businesses (title) VALUES ('one'), ('two');
-       ${CATALOG_SCHEMA}`,
+       ${schemaSql('postgres')}
+       INSERT INTO businesses (title, created_at) VALUES ('one', now()), ('two', now());`,
     );
     // What the tests start from: a brand carried by a branch, its store layer, an item out of stock there.
     const c = await pgClient();

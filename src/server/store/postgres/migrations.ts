@@ -1,17 +1,12 @@
 import type { Pool } from 'pg';
-import { CATALOG_SCHEMA } from './schema/catalog.js';
-import { CORE_SCHEMA } from './schema/core.js';
+import { schemaSql } from '../sql/schema.js';
 
 // Versioned schema: migration N is recorded as version N in schema_migrations once applied.
-// Append only; never edit a migration that has shipped.
+// Append only; never edit a migration that has shipped. An empty database is created from the
+// schema description (sql/schema.ts) at the newest version at once, so a migration here only
+// brings an existing database forward, and the description gets the same change.
 export const MIGRATIONS: readonly string[] = [
-  /* 1: the whole schema: core, catalogue, then the references from the one into the other */ `
-  ${CORE_SCHEMA}
-  ${CATALOG_SCHEMA}
-  ALTER TABLE orders
-    ADD CONSTRAINT orders_brand FOREIGN KEY (brand_id) REFERENCES brands(id),
-    ADD CONSTRAINT orders_branch FOREIGN KEY (branch_id) REFERENCES branches(id);
-  `,
+  /* 1: the whole schema as first shipped (an empty database now starts from the description) */ '',
   /* 2: a stored Idempotency-Key answer that is exactly the order an outbox event carries (a
      status change) refers to that event (event_seq) instead of keeping a copy (payload null) */ `
   ALTER TABLE idempotency_keys ALTER COLUMN payload DROP NOT NULL, ADD COLUMN event_seq bigint;
@@ -43,15 +38,26 @@ export async function migrate(pool: Pool): Promise<number> {
           `database schema v${current} is newer than this partner (v${MIGRATIONS.length}); upgrade partner`,
         );
       }
-      for (let v = current; v < MIGRATIONS.length; v++) {
+      // An empty database gets the newest schema at once, recorded as every version.
+      const steps =
+        current === 0
+          ? [{ sql: schemaSql('postgres'), from: 1, to: MIGRATIONS.length, what: 'creating the schema' }]
+          : MIGRATIONS.slice(current).map((sql, i) => {
+              const v = current + i + 1;
+              return { sql, from: v, to: v, what: `migration ${v}` };
+            });
+      for (const step of steps) {
         await client.query('BEGIN');
         try {
-          await client.query(MIGRATIONS[v]!);
-          await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [v + 1]);
+          await client.query(step.sql);
+          await client.query(
+            'INSERT INTO schema_migrations (version) SELECT generate_series($1::int, $2::int)',
+            [step.from, step.to],
+          );
           await client.query('COMMIT');
         } catch (err) {
           await client.query('ROLLBACK');
-          throw new Error(`migration ${v + 1} failed: ${(err as Error).message}`);
+          throw new Error(`${step.what} failed: ${(err as Error).message}`);
         }
       }
       return MIGRATIONS.length;

@@ -8,9 +8,7 @@ import type {
   NewBranch,
   Visibilities,
 } from '../brands-repo.js';
-import { q, type Sql } from './query.js';
-
-const iso = (ms: number) => new Date(ms).toISOString();
+import { iso, Lockable, q, type Sql } from './query.js';
 
 type StoredBrand = Omit<BrandRow, 'visibilities'> & { visibilities: string };
 const BRAND = 'id, business_id, title, logo, banner, visibilities';
@@ -21,8 +19,7 @@ const brandOf = (r: StoredBrand): BrandRow => ({
 
 const B = {
   list: q(`SELECT ${BRAND} FROM brands WHERE business_id = ? ORDER BY id`),
-  get: q(`SELECT ${BRAND} FROM brands WHERE id = ? AND business_id = ?`),
-  getLocked: q((d) => `SELECT ${BRAND} FROM brands WHERE id = ? AND business_id = ?${d.lockShared}`),
+  get: new Lockable(`SELECT ${BRAND} FROM brands WHERE id = ? AND business_id = ?`),
   ids: q('SELECT id FROM brands WHERE business_id = ? ORDER BY id'),
   create: q(
     `INSERT INTO brands (business_id, title, logo, banner, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${BRAND}`,
@@ -49,10 +46,7 @@ export class SqlBrands {
    * row is locked until the unit ends, so two instances' merges cannot lose one another's change.
    */
   async get(id: number, forUpdate = false): Promise<BrandRow | undefined> {
-    const r = await this.db.get<StoredBrand>(forUpdate && this.db.writing ? B.getLocked : B.get, [
-      id,
-      this.businessId,
-    ]);
+    const r = await this.db.get<StoredBrand>(B.get.in(this.db, forUpdate), [id, this.businessId]);
     return r && brandOf(r);
   }
 
@@ -93,10 +87,8 @@ const branchOf = (r: StoredBranch): BranchRow => ({
 
 const LIVE = 'id = ? AND business_id = ? AND deleted_at IS NULL';
 const R = {
-  get: q(`SELECT ${BRANCH} FROM branches WHERE ${LIVE}`),
-  getLocked: q((d) => `SELECT ${BRANCH} FROM branches WHERE ${LIVE}${d.lockShared}`),
-  getAny: q(`SELECT ${BRANCH} FROM branches WHERE id = ? AND business_id = ?`),
-  getAnyLocked: q((d) => `SELECT ${BRANCH} FROM branches WHERE id = ? AND business_id = ?${d.lockShared}`),
+  get: new Lockable(`SELECT ${BRANCH} FROM branches WHERE ${LIVE}`),
+  getAny: new Lockable(`SELECT ${BRANCH} FROM branches WHERE id = ? AND business_id = ?`),
   // The total rides along as a window count: one statement (one round trip on PostgreSQL).
   page: q(
     `SELECT record, count(*) OVER () AS total FROM branches WHERE business_id = ? AND deleted_at IS NULL
@@ -140,8 +132,14 @@ const R = {
   usingPriceGroup: q(
     'SELECT id FROM branches WHERE price_group_id = ? AND business_id = ? AND deleted_at IS NULL ORDER BY id',
   ),
-  owned: q('SELECT 1 FROM branches WHERE id = ? AND business_id = ?'),
 };
+
+const OWNED = q('SELECT 1 FROM branches WHERE id = ? AND business_id = ?');
+
+/** Whether the branch (deleted or not) is the business's: a write that names one checks first. */
+export async function ownsBranch(db: Sql, businessId: number, id: number): Promise<boolean> {
+  return (await db.get(OWNED, [id, businessId])) !== undefined;
+}
 
 /**
  * Branch-list pages are the hot read of the API. Where one process owns the data (SQLite) they
@@ -184,19 +182,13 @@ export class SqlBranches {
 
   /** A live (not deleted) branch. `forUpdate`: as `BrandsRepo.get`. */
   async get(id: number, forUpdate = false): Promise<BranchRow | undefined> {
-    const r = await this.db.get<StoredBranch>(forUpdate && this.db.writing ? R.getLocked : R.get, [
-      id,
-      this.businessId,
-    ]);
+    const r = await this.db.get<StoredBranch>(R.get.in(this.db, forUpdate), [id, this.businessId]);
     return r && branchOf(r);
   }
 
   /** A branch, deleted or not. `forUpdate`: as `BrandsRepo.get`. */
   async getAny(id: number, forUpdate = false): Promise<BranchRow | undefined> {
-    const r = await this.db.get<StoredBranch>(forUpdate && this.db.writing ? R.getAnyLocked : R.getAny, [
-      id,
-      this.businessId,
-    ]);
+    const r = await this.db.get<StoredBranch>(R.getAny.in(this.db, forUpdate), [id, this.businessId]);
     return r && branchOf(r);
   }
 
@@ -247,7 +239,7 @@ export class SqlBranches {
   }
 
   async setBrands(id: number, brandIds: readonly number[]): Promise<void> {
-    if (!(await this.owned(id))) return;
+    if (!(await ownsBranch(this.db, this.businessId, id))) return;
     await this.db.run(R.unlink, [id]);
     if (brandIds.length) await this.db.run(R.link, [id, this.db.list(brandIds)]);
   }
@@ -283,9 +275,5 @@ export class SqlBranches {
   /** Live branches on the price group. */
   usingPriceGroup(groupId: number): Promise<number[]> {
     return this.db.column(R.usingPriceGroup, [groupId, this.businessId]);
-  }
-
-  private async owned(id: number): Promise<boolean> {
-    return (await this.db.get(R.owned, [id, this.businessId])) !== undefined;
   }
 }

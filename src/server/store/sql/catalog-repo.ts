@@ -1,14 +1,12 @@
 // Price groups of one business, written once for both backends (store/sql/query.ts).
 import type { PriceGroupFields, PriceGroupRow } from '../catalog-repo.js';
-import { q, type Sql } from './query.js';
+import { iso, Lockable, q, type Sql } from './query.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const GROUP = 'id, business_id, title, description, created_at, updated_at';
 
 const G = {
   list: q(`SELECT ${GROUP} FROM price_groups WHERE business_id = ? ORDER BY id`),
-  get: q(`SELECT ${GROUP} FROM price_groups WHERE id = ? AND business_id = ?`),
-  getLocked: q((d) => `SELECT ${GROUP} FROM price_groups WHERE id = ? AND business_id = ?${d.lockShared}`),
+  get: new Lockable(`SELECT ${GROUP} FROM price_groups WHERE id = ? AND business_id = ?`),
   ids: q('SELECT id FROM price_groups WHERE business_id = ? ORDER BY id'),
   create: q(
     `INSERT INTO price_groups (business_id, title, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING ${GROUP}`,
@@ -32,7 +30,7 @@ export class SqlPriceGroups {
 
   /** `forUpdate`: as `BrandsRepo.get`. */
   get(id: number, forUpdate = false): Promise<PriceGroupRow | undefined> {
-    return this.db.get(forUpdate && this.db.writing ? G.getLocked : G.get, [id, this.businessId]);
+    return this.db.get(G.get.in(this.db, forUpdate), [id, this.businessId]);
   }
 
   ids(): Promise<number[]> {

@@ -1,8 +1,7 @@
 // Businesses and their partner credentials, written once for both backends (store/sql/query.ts).
 import type { BusinessRow, CredentialRow, NewBusiness, NewCredential } from '../credentials-repo.js';
-import { json, q, type Sql } from './query.js';
+import { iso, json, q, type Sql } from './query.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const BUSINESS = 'id, title, address, logo, created_at';
 /** A credential's columns, in the order of its row type (PostgreSQL's admit statement reads them too). */
 export const CREDENTIAL =

@@ -7,7 +7,7 @@
 // implements `Sql`: run a `Query` in the unit, checking that the unit is still running (and may
 // write). This file imports neither better-sqlite3 nor pg (test/server/architecture.test.ts).
 
-type DialectName = 'sqlite' | 'postgres';
+export type DialectName = 'sqlite' | 'postgres';
 
 /** What the two dialects spell differently, as fragments of SQL text. */
 export interface Dialect {
@@ -122,6 +122,26 @@ export const q = (text: string | ((d: Dialect) => string), opts?: { quiet?: bool
   new Query(text, opts);
 
 /**
+ * A read of a row the caller may write back from what it read (a merge, `forUpdate`): in a write
+ * unit on a shared store the row stays locked until the unit ends (`Dialect.lockShared`), so two
+ * instances' merges cannot lose one another's change. Both statements are made once.
+ */
+export class Lockable {
+  private readonly plain: Query;
+  private readonly locked: Query;
+
+  constructor(text: string) {
+    this.plain = new Query(text);
+    this.locked = new Query((d) => text + d.lockShared);
+  }
+
+  /** The statement for this unit: locked only when asked for in a write unit. */
+  in(db: Sql, forUpdate: boolean): Query {
+    return forUpdate && db.writing ? this.locked : this.plain;
+  }
+}
+
+/**
  * Statements whose text is built from a request (a filter's optional conditions): made once per
  * distinct text and kept, so each text is still prepared once. The key is the built text.
  */
@@ -170,6 +190,9 @@ export interface Sql {
    */
   readonly unitEvents?: Map<string, { seq: number; payload: string }>;
 }
+
+/** An instant as both backends store it and the wire shows it: ISO 8601 text, UTC, milliseconds. */
+export const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** A JSON column: text on SQLite (and for PostgreSQL's `json`), already parsed for `jsonb`. */
 export const json = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));

@@ -3,9 +3,8 @@
 // branch's item states take turns (PostgreSQL: an advisory lock, PgTenantTx.lockBranchStates).
 import { DEFAULT_STATE, type ItemState } from '../../domain/menus.js';
 import type { ActivityFilter, ActivityRow, ActivitySummary, NewActivity, EntityType } from '../stock-repo.js';
-import { json, q, type Sql } from './query.js';
-
-const iso = (ms: number) => new Date(ms).toISOString();
+import { ownsBranch } from './brands-repo.js';
+import { iso, json, q, type Sql } from './query.js';
 
 interface StateRow {
   item_id: number;
@@ -74,7 +73,6 @@ const S = {
      FROM g JOIN menu_oos_activity a ON a.id = g.last_id
      ORDER BY g.last_id DESC LIMIT ? OFFSET ?`,
   ),
-  owns: q('SELECT 1 FROM branches WHERE id = ? AND business_id = ?'),
 };
 
 type StoredActivity = Omit<ActivityRow, 'before' | 'after'> & { before: unknown; after: unknown };
@@ -106,7 +104,7 @@ export class SqlStock {
 
   /** Back to the default state deletes the row. */
   async setState(branchId: number, itemId: number, s: ItemState, now: number): Promise<void> {
-    if (!(await this.ownsBranch(branchId))) return;
+    if (!(await ownsBranch(this.db, this.businessId, branchId))) return;
     if (isDefault(s)) {
       await this.db.run(S.clear, [branchId, itemId]);
       return;
@@ -180,9 +178,5 @@ export class SqlStock {
     const total = (await this.db.value<number>(S.summaryCount, args)) ?? 0;
     const rows = await this.db.all<ActivitySummary>(S.summaries, [...args, limit, offset]);
     return { total, rows };
-  }
-
-  private async ownsBranch(branchId: number): Promise<boolean> {
-    return (await this.db.get(S.owns, [branchId, this.businessId])) !== undefined;
   }
 }

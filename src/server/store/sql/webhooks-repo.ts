@@ -1,8 +1,7 @@
 // Webhook registrations and each business's signing secret, written once for both backends.
 import type { SealedSecret, WebhookRow, WebhookTuple } from '../webhooks-repo.js';
-import { q, type Sql } from './query.js';
+import { iso, q, type Sql } from './query.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const COLUMNS = 'id, business_id, brand_id, branch_id, event, url, created_at';
 
 const W = {

@@ -1,5 +1,6 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { schemaSql } from '../sql/schema.js';
 import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
@@ -37,6 +38,14 @@ export function migrate(db: Db): number {
     );
   }
   if (current === MIGRATIONS.length) return current;
+  if (current === 0) {
+    // A new database: the newest schema at once, from its one description.
+    db.transaction(() => {
+      db.exec(schemaSql('sqlite'));
+      db.pragma(`user_version = ${MIGRATIONS.length}`);
+    })();
+    return MIGRATIONS.length;
+  }
   // A migration may rebuild a table (SQLite's way to change a primary key): foreign keys are off
   // meanwhile, since dropping the old table would otherwise cascade to its children, and a
   // migration that leaves a reference broken is rolled back.

@@ -1,4 +1,6 @@
-// A data dir made by an earlier partner still opens, and keeps what it held, after migration 8
+// A new data dir is created from the one schema description (sql/schema.ts) at the newest version;
+// one made by an earlier partner is brought there by the migrations, step by step, and ends with
+// exactly that schema. A data dir at v7 still opens, and keeps what it held, after migration 8
 // gave SQLite PostgreSQL's columns (idempotency_keys.created_ms and a null payload for an answer
 // kept by reference, menu_snapshots.template, webhook_deliveries.lease_host).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -7,13 +9,63 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventIdFor, eventPayload } from '../outbox-repo.js';
-import { openDb } from './db.js';
+import { type Db, openDb } from './db.js';
 import { MIGRATIONS } from './migrations.js';
 import { SqliteStore } from './store.js';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Everything of a schema that a statement can tell apart, table by table. */
+function shape(db: Db) {
+  const objects = db
+    .prepare(
+      "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name",
+    )
+    .all() as { type: string; name: string; tbl_name: string; sql: string }[];
+  const out: Record<string, unknown> = {};
+  for (const o of objects) {
+    if (o.type === 'index') {
+      out[`index ${o.name}`] = {
+        table: o.tbl_name,
+        columns: db.pragma(`index_xinfo(${o.name})`),
+        sql: o.sql.replace(/\s+/g, ' '),
+      };
+      continue;
+    }
+    out[`table ${o.name}`] = {
+      columns: db.pragma(`table_xinfo(${o.name})`),
+      indexes: db.pragma(`index_list(${o.name})`),
+      keys: db.pragma(`foreign_key_list(${o.name})`),
+      checks: o.sql.match(/CHECK \([^)]*\)\)?/g),
+      autoincrement: /AUTOINCREMENT/.test(o.sql),
+      withoutRowid: /WITHOUT ROWID/.test(o.sql),
+    };
+  }
+  return out;
+}
+
+describe('SQLite schema', () => {
+  it('is the same whether made from the description or by every migration in turn', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'partner-schema-'));
+    dirs.push(dir);
+    const fresh = openDb(join(dir, 'fresh.db'));
+    const stepped = new Database(join(dir, 'stepped.db'));
+    stepped.pragma('user_version = 1');
+    stepped.exec(MIGRATIONS[0]!);
+    stepped.close();
+    const migrated = openDb(join(dir, 'stepped.db'));
+    try {
+      expect(migrated.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+      expect(fresh.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+      expect(shape(fresh)).toEqual(shape(migrated));
+    } finally {
+      fresh.close();
+      migrated.close();
+    }
+  });
 });
 
 describe('SQLite migration 8', () => {

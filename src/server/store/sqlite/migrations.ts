@@ -1,5 +1,7 @@
 // Versioned schema: migration N brings `PRAGMA user_version` from N-1 to N. Append only;
-// never edit a migration that has shipped.
+// never edit a migration that has shipped. An empty database is created from the schema
+// description (sql/schema.ts) at the newest version at once; these steps bring a data dir made
+// by an earlier partner there, and migrations.test.ts checks that they arrive at the same schema.
 export const MIGRATIONS: readonly string[] = [
   /* 1: tenancy, credentials, brands, branches, price groups, idempotency */ `
   CREATE TABLE businesses (

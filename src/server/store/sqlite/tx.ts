@@ -29,8 +29,8 @@ export class SqliteShared {
 }
 
 /**
- * One unit's handle on the connection. Repositories reach SQL only through `select` and `change`,
- * which check that this unit is the one running (and may write): a handle kept past its unit,
+ * One unit's handle on the connection. Repositories reach SQL only through the Sql seam below,
+ * which checks that this unit is the one running (and may write): a handle kept past its unit,
  * or a write from a read unit, fails instead of touching someone else's transaction.
  */
 export class SqliteTx implements Tx, Sql {
@@ -56,20 +56,6 @@ export class SqliteTx implements Tx, Sql {
 
   get readsCommittedOnly(): boolean {
     return this.unit.readsCommittedOnly;
-  }
-
-  /** A cached statement that reads. */
-  select(text: string): Statement {
-    this.unit.check(false);
-    return sql(this.db, text);
-  }
-
-  /** A cached statement that writes (only in a write unit). */
-  change(text: string): Statement {
-    this.unit.check(true);
-    this.unit.wrote = true;
-    this.unit.wakes = true;
-    return sql(this.db, text);
   }
 
   get writing(): boolean {

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Tx } from '../store.js';
+import { openDb } from './db.js';
 import { SqliteStore } from './store.js';
-import type { SqliteTx } from './tx.js';
 import { UnitOfWorkError } from './unit-of-work.js';
 
 let dir: string;
@@ -15,17 +15,17 @@ let outside: Database.Database;
 let stuck: UnitOfWorkError[];
 let commits: number;
 
-const sqlite = (tx: Tx) => tx as SqliteTx;
-const insert = (tx: Tx, id: number) => sqlite(tx).change('INSERT INTO t (id) VALUES (?)').run(id);
-const committedIds = () => outside.prepare('SELECT id FROM t ORDER BY id').pluck().all() as number[];
+// Through the store's own API: a business per number, named by it.
+const insert = (tx: Tx, n: number) => tx.businesses.create({ title: String(n), address: '', logo: '' }, 0);
+const count = async (tx: Tx) => (await tx.businesses.list()).length;
+const committedIds = () =>
+  (outside.prepare('SELECT title FROM businesses ORDER BY id').pluck().all() as string[]).map(Number);
 const turn = () => new Promise((r) => setImmediate(r));
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'partner-uow-'));
   const file = join(dir, 'uow.db');
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY)');
+  const db = openDb(file);
   stuck = [];
   store = new SqliteStore(db, { onStuck: (e) => stuck.push(e) });
   commits = 0;
@@ -50,13 +50,13 @@ describe('SQLite unit of work', () => {
       look('first of its group'),
       store
         .write(async (tx) => {
-          insert(tx, 1);
+          await insert(tx, 1);
           throw new Error('rolled back to its savepoint: leaves nothing');
         })
         .catch(() => undefined),
       look('after a unit that left nothing'),
       store.write(async (tx) => {
-        insert(tx, 2);
+        await insert(tx, 2);
       }),
       look('after a unit that wrote'),
     ]);
@@ -72,16 +72,16 @@ describe('SQLite unit of work', () => {
   it('a failed unit leaves nothing written while its neighbours in the same group commit', async () => {
     const seen: Record<string, number[]> = {};
     const a = store.write(async (tx) => {
-      insert(tx, 1);
+      await insert(tx, 1);
       return 'a';
     });
     const b = store.write(async (tx) => {
-      insert(tx, 2);
-      await sqlite(tx).select('SELECT count(*) FROM t').get();
+      await insert(tx, 2);
+      await count(tx);
       throw new Error('b fails after writing');
     });
     const c = store.write(async (tx) => {
-      insert(tx, 3);
+      await insert(tx, 3);
       return 'c';
     });
     // What an HTTP answer would be sent on: each outcome is released only after the COMMIT.
@@ -108,19 +108,15 @@ describe('SQLite unit of work', () => {
   it('a unit that awaits something other than the store is ended loudly and rolled back', async () => {
     let late: unknown;
     const a = store.write(async (tx) => {
-      insert(tx, 1);
+      await insert(tx, 1);
     });
     const slow = store.write(async (tx) => {
-      insert(tx, 2);
+      await insert(tx, 2);
       await new Promise((r) => setTimeout(r, 20)); // not the store: a bug
-      try {
-        insert(tx, 22);
-      } catch (err) {
-        late = err;
-      }
+      late = await insert(tx, 22).catch((err: unknown) => err);
     });
     const c = store.write(async (tx) => {
-      insert(tx, 3);
+      await insert(tx, 3);
     });
     await expect(slow).rejects.toBeInstanceOf(UnitOfWorkError);
     await Promise.all([a, c]);
@@ -135,15 +131,15 @@ describe('SQLite unit of work', () => {
 
   it('attempt rolls back its own part only; the unit goes on and commits', async () => {
     await store.write(async (tx) => {
-      insert(tx, 1);
+      await insert(tx, 1);
       await expect(
         tx.attempt(async () => {
-          insert(tx, 2);
+          await insert(tx, 2);
           throw new Error('part fails');
         }),
       ).rejects.toThrow('part fails');
       await tx.attempt(async () => {
-        insert(tx, 3);
+        await insert(tx, 3);
       });
     });
     expect(committedIds()).toEqual([1, 3]);
@@ -155,21 +151,19 @@ describe('SQLite unit of work', () => {
     await store.write(async (tx) => {
       kept = tx;
     });
-    expect(() => insert(kept!, 5)).toThrow(/has ended/);
+    await expect(insert(kept!, 5)).rejects.toThrow(/has ended/);
     expect(committedIds()).toEqual([]);
   });
 
   it('a read that ran inside an open group resolves only after that group committed', async () => {
     const w = store.write(async (tx) => {
-      insert(tx, 7);
+      await insert(tx, 7);
     });
     let readDone = false;
-    const r = store
-      .read(async (tx) => sqlite(tx).select('SELECT count(*) FROM t').pluck().get() as number)
-      .then((n) => {
-        readDone = true;
-        return { n, committed: committedIds() };
-      });
+    const r = store.read(count).then((n) => {
+      readDone = true;
+      return { n, committed: committedIds() };
+    });
     await Promise.resolve();
     expect(readDone).toBe(false);
     expect(await r).toEqual({ n: 1, committed: [7] });
@@ -178,11 +172,11 @@ describe('SQLite unit of work', () => {
 
   it('units asked for in later turns form later groups', async () => {
     await store.write(async (tx) => {
-      insert(tx, 1);
+      await insert(tx, 1);
     });
     await turn();
     await store.write(async (tx) => {
-      insert(tx, 2);
+      await insert(tx, 2);
     });
     expect(commits).toBe(2);
     expect(committedIds()).toEqual([1, 2]);

@@ -7,13 +7,11 @@ import type {
   GroupRow,
   ItemFields,
   ItemRow,
-  MenuEntities,
+  Owned,
   SectionFields,
   SectionRow,
 } from '../../menus/catalogue-repo.js';
-import { json, type Query, q, type Sql } from '../query.js';
-
-const iso = (ms: number) => new Date(ms).toISOString();
+import { iso, json, Lockable, type Query, q, type Sql } from '../query.js';
 
 /** How a field is kept in a column: JSON text, a boolean (0/1 on SQLite), or as it is. */
 type Codec = 'json' | 'json?' | 'bool' | 'plain';
@@ -72,8 +70,7 @@ type Field = [key: string, column: string, codec: Codec];
 interface Compiled {
   fields: Field[];
   select: string;
-  get: Query;
-  getLocked: Query;
+  get: Lockable;
   getMany: Query;
   ofBrand: Query;
   insert: Query;
@@ -94,8 +91,7 @@ function compile(table: Table<object>): Compiled {
   const c: Compiled = {
     fields,
     select,
-    get: q(`${from} WHERE id = ? AND business_id = ?`),
-    getLocked: q((d) => `${from} WHERE id = ? AND business_id = ?${d.lockShared}`),
+    get: new Lockable(`${from} WHERE id = ? AND business_id = ?`),
     getMany: q((d) => `${from} WHERE id ${d.inList('bigint')} AND business_id = ?`),
     ofBrand: q(`${from} WHERE brand_id = ? AND business_id = ? ORDER BY id`),
     insert: q(`INSERT INTO ${table.name} (business_id, brand_id, ${cols.join(', ')}, created_at, updated_at)
@@ -108,12 +104,8 @@ function compile(table: Table<object>): Compiled {
   return c;
 }
 
-/** One menu table, table-driven. */
-class SqlMenuEntities<
-  Fields extends object,
-  Row extends { id: number; business_id: number; brand_id: number },
-> implements MenuEntities<Row, Fields>
-{
+/** One menu table, table-driven, confined to the tenant's business. */
+export class SqlMenuEntities<Row extends Owned, Fields> {
   protected readonly c: Compiled;
 
   constructor(
@@ -134,14 +126,13 @@ class SqlMenuEntities<
     return this.c.fields.map(([k, , codec]) => encode(codec, (f as Record<string, unknown>)[k]));
   }
 
+  /** `forUpdate`: as `BrandsRepo.get`. */
   async get(id: number, forUpdate = false): Promise<Row | undefined> {
-    const r = await this.db.get<Stored>(forUpdate && this.db.writing ? this.c.getLocked : this.c.get, [
-      id,
-      this.businessId,
-    ]);
+    const r = await this.db.get<Stored>(this.c.get.in(this.db, forUpdate), [id, this.businessId]);
     return r && this.row(r);
   }
 
+  /** The rows of `ids` in the order given; ids not of this business go to `missing`. */
   async getMany(ids: readonly number[]): Promise<{ rows: Row[]; missing: number[] }> {
     // One statement, then the rows in the order asked (a repeated id comes back twice).
     const found = new Map<number, Row>();
@@ -161,6 +152,7 @@ class SqlMenuEntities<
     return { rows, missing };
   }
 
+  /** The brand's rows, by id. */
   async ofBrand(brandId: number): Promise<Row[]> {
     return (await this.db.all<Stored>(this.c.ofBrand, [brandId, this.businessId])).map((r) => this.row(r));
   }
@@ -177,10 +169,12 @@ class SqlMenuEntities<
     return this.row(r!);
   }
 
+  /** Writes every field (the caller merges a patch first). */
   async update(id: number, f: Fields, now: number): Promise<void> {
     await this.db.run(this.c.update, [...this.values(f), iso(now), id, this.businessId]);
   }
 
+  /** Its links go with it. */
   async delete(id: number): Promise<void> {
     await this.db.run(this.c.delete, [id, this.businessId]);
   }
@@ -195,7 +189,7 @@ const I = {
                WHERE i.partner_item_id = ? AND i.business_id = ? ORDER BY i.id`),
 };
 
-class SqlMenuItems extends SqlMenuEntities<ItemFields, ItemRow> {
+class SqlMenuItems extends SqlMenuEntities<ItemRow, ItemFields> {
   constructor(
     db: Sql,
     businessId: number,
@@ -218,10 +212,10 @@ class SqlMenuItems extends SqlMenuEntities<ItemFields, ItemRow> {
 }
 
 export class SqlMenuCatalogue {
-  readonly sections: SqlMenuEntities<SectionFields, SectionRow>;
-  readonly categories: SqlMenuEntities<CategoryFields, CategoryRow>;
+  readonly sections: SqlMenuEntities<SectionRow, SectionFields>;
+  readonly categories: SqlMenuEntities<CategoryRow, CategoryFields>;
   readonly items: SqlMenuItems;
-  readonly groups: SqlMenuEntities<GroupFields, GroupRow>;
+  readonly groups: SqlMenuEntities<GroupRow, GroupFields>;
 
   constructor(db: Sql, businessId: number, lockSku?: (brandId: number, sku: string) => Promise<void>) {
     this.sections = new SqlMenuEntities(db, businessId, SECTIONS);

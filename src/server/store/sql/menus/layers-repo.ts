@@ -9,9 +9,8 @@ import type {
   Snapshot,
   SnapshotHead,
 } from '../../menus/layers-repo.js';
-import { json, q, type Sql } from '../query.js';
+import { iso, json, q, type Sql } from '../query.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const PUBLISHED =
   'business_id = ? AND (CAST(? AS BIGINT) IS NULL OR brand_id = ?) AND (CAST(? AS BIGINT) IS NULL OR branch_id = ?)';
 
