@@ -323,6 +323,16 @@ export class Dispatcher {
   }
 
   private async recordAll(tx: Tx, finished: readonly Finished[]): Promise<void> {
+    if (finished.length === 0) return;
+    // All of them in one part of the unit (one savepoint, not one each: a burst's look records
+    // dozens); should one fail, each again in a part of its own.
+    const all = await tx
+      .attempt(async () => {
+        for (const f of finished) await this.record(tx, f);
+        return true;
+      })
+      .catch(() => false);
+    if (all) return;
     for (const f of finished) {
       // One attempt that cannot be recorded (its row gone?) does not take the others with it:
       // its lease lapses and it is sent again.
