@@ -79,6 +79,44 @@ const lazyChildProcessPlugin = {
   },
 };
 
+// string-width 8 (bundled through wrap-ansi into the hot chunk, and through ora) builds an
+// Intl.Segmenter and compiles Unicode property regular expressions (`/v`) as it loads: the hot
+// chunk's load went from 29 to 74 ms of every command's start when wrap-ansi came in, and most
+// commands never measure a width. Each is made on its first use instead: the same objects, so
+// the widths are unchanged.
+const lazyStringWidthPlugin = {
+  name: 'partner-lazy-string-width',
+  transform(code, id) {
+    if (!/[\\/]string-width[\\/]index\.js$/.test(id) || !code.includes('new Intl.Segmenter()')) return null;
+    let out = code;
+    const swap = (eager, lazy) => {
+      if (!out.includes(eager)) throw new Error(`string-width changed: no "${eager}" in ${id}`);
+      out = out.replace(eager, lazy);
+    };
+    // Same lines, same places: the source map stays right without a new one.
+    swap(
+      'const segmenter = new Intl.Segmenter();',
+      'let segmenter$ = undefined; const segmenter = { segment: (s) => (segmenter$ ??= new Intl.Segmenter()).segment(s) };',
+    );
+    for (const name of [
+      'visibleCharacterRegex',
+      'spacingMarkRegex',
+      'rgiEmojiRegex',
+      'unqualifiedKeycapRegex',
+      'extendedPictographicRegex',
+    ]) {
+      const m = new RegExp(`const ${name} = (/.*/[a-z]*);`).exec(out);
+      if (!m) throw new Error(`string-width changed: no ${name} in ${id}`);
+      swap(m[0], `const ${name} = lazyRegExp$(() => ${m[1]});`);
+    }
+    // What string-width does with them: test, String#search and String#match.
+    return {
+      code: `${out}\nfunction lazyRegExp$(make) { let re; const get = () => (re ??= make()); return { test: (s) => get().test(s), [Symbol.search]: (s) => get()[Symbol.search](s), [Symbol.match]: (s) => get()[Symbol.match](s) }; }\n`,
+      map: null,
+    };
+  },
+};
+
 // What an API command runs before its first byte is sent: the command tree and everything it
 // imports, the run step and the client. In one chunk with their dependencies: Node 20 spends
 // ~0.5 ms on every ES module file it loads, and esbuild's automatic splitting spread this path
@@ -99,7 +137,7 @@ const cli = await rolldown({
   // only for --jq/--template. Fastify is bundled into the lazy server chunk like pg, so that
   // installing the package installs neither (nor cookie@2, whose engines say node >=22).
   external: [/^node:/, /^(better-sqlite3|@napi-rs\/keyring|jq-wasm|handlebars)(\/|$)/],
-  plugins: [manifestPlugin, lazyChildProcessPlugin],
+  plugins: [manifestPlugin, lazyChildProcessPlugin, lazyStringWidthPlugin],
   logLevel: 'warn',
 });
 // CommonJS, not ES modules: the launcher (bin/partner.js) compiles the hot chunk itself through

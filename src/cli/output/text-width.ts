@@ -5,7 +5,10 @@ import wrapAnsi from 'wrap-ansi';
 // String#length is not the width. Per grapheme (Intl.Segmenter): controls and lone marks 0,
 // East Asian wide/fullwidth and emoji 2, the rest 1. Good enough for names, titles and money.
 
-const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+// Made on first use: building a segmenter loads ICU's break rules, which most commands never need.
+let segmenter: Intl.Segmenter | undefined;
+const graphemes = (text: string) =>
+  (segmenter ??= new Intl.Segmenter('en', { granularity: 'grapheme' })).segment(text);
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 const ZERO = /^[\p{Mn}\p{Me}\p{Cf}]/u;
 const EMOJI = /\p{Emoji_Presentation}|\uFE0F/u;
@@ -41,7 +44,7 @@ export function stripAnsi(text: string): string {
 /** Cells the text takes on a terminal (colour codes count as nothing). */
 export function displayWidth(text: string): number {
   let w = 0;
-  for (const { segment } of segmenter.segment(stripAnsi(text))) w += graphemeWidth(segment);
+  for (const { segment } of graphemes(stripAnsi(text))) w += graphemeWidth(segment);
   return w;
 }
 
@@ -51,7 +54,7 @@ export function truncate(text: string, width: number): string {
   if (displayWidth(text) <= width) return text;
   let out = '';
   let w = 0;
-  for (const { segment } of segmenter.segment(text)) {
+  for (const { segment } of graphemes(text)) {
     const gw = graphemeWidth(segment);
     if (w + gw > width - 1) break;
     out += segment;
