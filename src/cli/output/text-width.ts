@@ -7,8 +7,10 @@ import wrapAnsi from 'wrap-ansi';
 
 // Made on first use: building a segmenter loads ICU's break rules, which most commands never need.
 let segmenter: Intl.Segmenter | undefined;
-const graphemes = (text: string) =>
-  (segmenter ??= new Intl.Segmenter('en', { granularity: 'grapheme' })).segment(text);
+function graphemes(text: string): Intl.Segments {
+  if (!segmenter) segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+  return segmenter.segment(text);
+}
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 const ZERO = /^[\p{Mn}\p{Me}\p{Cf}]/u;
 const EMOJI = /\p{Emoji_Presentation}|\uFE0F/u;
