@@ -62,12 +62,10 @@ export function untilSignal(cancel?: AbortSignal): Promise<string> {
     const off = () => {
       for (const s of STOP_SIGNALS) process.off(s, on);
     };
-    // One listener throughout, never swapped for another: removing a signal's last listener
-    // hands the signal back to its default action (death) until the next one is added.
-    let stopping = false;
+    const again = (sig: NodeJS.Signals) => process.exit(128 + (osConstants.signals[sig] ?? 0));
     const on = (sig: NodeJS.Signals) => {
-      if (stopping) process.exit(128 + (osConstants.signals[sig] ?? 0));
-      stopping = true;
+      off();
+      for (const s of STOP_SIGNALS) process.on(s, again);
       resolve(sig);
     };
     for (const s of STOP_SIGNALS) process.on(s, on);
