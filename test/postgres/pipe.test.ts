@@ -1,3 +1,4 @@
+import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgStore } from '../../src/server/store/postgres/store.js';
@@ -50,6 +51,32 @@ describe('PostgreSQL pipe', () => {
     // The write above ran on the pipe too (its one-statement path): the pipe's two connections
     // and whatever the pool kept from the migrations.
     expect((await backends()).length).toBeLessThanOrEqual(2 + pooledBefore);
+  });
+
+  it('sends the statements queued in one turn of the event loop in one write per connection', async () => {
+    const id = (
+      await store.write((tx) => tx.businesses.create({ title: 'Corked', address: '', logo: '' }, Date.now()))
+    ).id;
+    // Both connections open and the statement prepared on each, so only the burst is counted.
+    await Promise.all([1, 2, 3, 4].map(() => store.read((tx) => tx.businesses.get(id))));
+    const writes = new Map<net.Socket, number>();
+    const proto = net.Socket.prototype as unknown as { _writeGeneric: (...a: unknown[]) => unknown };
+    const original = proto._writeGeneric;
+    proto._writeGeneric = function (this: net.Socket, ...args: unknown[]) {
+      writes.set(this, (writes.get(this) ?? 0) + 1);
+      return original.apply(this, args);
+    };
+    try {
+      const got = await Promise.all(
+        Array.from({ length: 50 }, () => store.read((tx) => tx.businesses.get(id))),
+      );
+      expect(got.every((b) => b?.title === 'Corked')).toBe(true);
+    } finally {
+      proto._writeGeneric = original;
+    }
+    // One write per pipe connection (there are two); each statement written as it is queued
+    // would be 50.
+    expect([...writes.values()].reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2);
   });
 
   it('commits nothing a 2xx stands on without waiting for the disk: a write goes out on a pooled connection', async () => {

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type pg from 'pg';
 import type { QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import { openClient } from './pool.js';
@@ -26,6 +27,7 @@ export interface PgConn {
 export class PgPipe implements PgConn {
   private readonly conns: (Promise<pg.Client> | undefined)[];
   private turn = 0;
+  private readonly corked = new WeakSet<Socket>();
   private ended = false;
 
   constructor(
@@ -41,7 +43,25 @@ export class PgPipe implements PgConn {
     values?: unknown[],
   ): Promise<QueryResult<R>> {
     const client = await this.conn(this.turn++ % this.conns.length);
+    this.corkForTurn(client);
     return client.query<R>(typeof config === 'string' ? { text: config, values } : config);
+  }
+
+  /**
+   * node-postgres writes each statement as soon as it is queued, one syscall each; on loopback
+   * the sender also pays for the receiving side of TCP, so that write was the largest item of a
+   * PATCH's profile. Held until the check phase of this turn of the event loop, the statements
+   * of every request handled in the turn go out in one write.
+   */
+  private corkForTurn(client: pg.Client): void {
+    const stream = (client as unknown as { connection: { stream: Socket } }).connection.stream;
+    if (this.corked.has(stream)) return;
+    this.corked.add(stream);
+    stream.cork();
+    setImmediate(() => {
+      this.corked.delete(stream);
+      stream.uncork();
+    });
   }
 
   /** Closes the connections (the statements already sent are answered first). */
