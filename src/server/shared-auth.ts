@@ -1,8 +1,9 @@
 import type { AuthThrottleLimits } from './domain/auth-throttle.js';
 import { type AuthedCredential, parseBasic } from './domain/auth.js';
-import { CredentialAuth } from './http/auth.js';
+import { type Admitted, CredentialAuth } from './http/auth.js';
 import type { RateDecision } from './domain/rate-limit.js';
 import type { CredentialRow } from './store/credentials-repo.js';
+import type { Begun } from './store/idempotency-repo.js';
 import type { Store } from './store/store.js';
 import type { SecretHasher } from './security/secrets.js';
 
@@ -44,12 +45,14 @@ export class SharedCredentialAuth extends CredentialAuth {
     private readonly currentRow: (key: string) => Promise<CredentialRow | undefined>,
     /**
      * Reads the row as committed now and, unless it is revoked, takes one request from its rate
-     * budget at the row's limit, in one round trip (PgRateLimits.admit).
+     * budget at the row's limit and, given a key the take allowed, claims that Idempotency-Key,
+     * in one round trip (PgRateLimits.admit).
      */
     private readonly rowAndTake: (
       key: string,
       now: number,
-    ) => Promise<{ row: CredentialRow | undefined; rate: RateDecision | undefined }>,
+      idemKey?: string,
+    ) => Promise<{ row: CredentialRow | undefined; rate: RateDecision | undefined; begun?: Begun }>,
     now: () => number,
     limits: Partial<AuthThrottleLimits> = {},
   ) {
@@ -68,12 +71,21 @@ export class SharedCredentialAuth extends CredentialAuth {
     header: string | undefined,
     client: string,
     now: number,
-  ): Promise<{ cred: AuthedCredential; rate: RateDecision }> {
+    idemKey?: string,
+  ): Promise<Admitted> {
     const parsed = parseBasic(header);
     if (!parsed || !this.isCached(header!)) return super.admit(header, client, now);
-    const { row, rate } = await this.rowAndTake(parsed.key, now);
-    const cred = await this.against(parsed.key, row, header, client);
-    return { cred, rate: rate ?? (await super.admit(header, client, now)).rate };
+    const { row, rate, begun } = await this.rowAndTake(parsed.key, now, idemKey);
+    let cred: AuthedCredential;
+    try {
+      cred = await this.against(parsed.key, row, header, client);
+    } catch (err) {
+      // The row changed and no longer admits these credentials: the claim its statement took
+      // (if any) goes back at once, or the key would answer in_flight until the claim's lease ran out.
+      if (begun?.kind === 'claimed') await this.store.claims.release(parsed.key, idemKey!);
+      throw err;
+    }
+    return rate ? { cred, rate, begun } : { cred, rate: (await super.admit(header, client, now)).rate };
   }
 
   override async authenticate(header: string | undefined, client = ''): Promise<AuthedCredential> {

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import type { IdempotencyClaims } from '../../src/server/store/idempotency-repo.js';
+import type { Begun } from '../../src/server/store/idempotency-repo.js';
 import { basic, type TestServer } from './server.js';
 
 // A write held in flight, for the tests of what the server does meanwhile (idempotency.test.ts,
@@ -20,23 +20,31 @@ export interface HalfSent {
   readonly closed: Promise<string>;
 }
 
-/** Resolves once a request of `credentialKey` claims `key` on this server (its own claims, spied on). */
+/**
+ * Resolves once a request of `credentialKey` claims `key` on this server (its own claims, spied
+ * on). On PostgreSQL a claim is taken by `begin` or by the admit's statement, and either way
+ * settled by PgClaims.settle, which is spied on there; on SQLite by `begin`.
+ */
 function claimOf(s: TestServer, credentialKey: string, key: string): { seen: Promise<void>; stop(): void } {
-  const claims = s.server.services.store.claims as IdempotencyClaims;
-  const begin = claims.begin;
+  const claims = s.server.services.store.claims as unknown as Record<
+    'begin' | 'settle',
+    (c: string, k: string, ...rest: unknown[]) => Promise<Begun>
+  >;
+  const spied = 'settle' in claims ? 'settle' : 'begin';
+  const original = claims[spied];
   let seen!: () => void;
   const p = new Promise<void>((r) => {
     seen = r;
   });
-  claims.begin = async function (this: IdempotencyClaims, c, k, now) {
-    const begun = await begin.call(this, c, k, now);
+  claims[spied] = async function (this: unknown, c, k, ...rest) {
+    const begun = await original.call(this, c, k, ...rest);
     if (c === credentialKey && k === key && begun.kind === 'claimed') seen();
     return begun;
   };
   return {
     seen: p,
     stop: () => {
-      claims.begin = begin;
+      claims[spied] = original;
     },
   };
 }

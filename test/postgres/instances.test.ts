@@ -57,6 +57,23 @@ describe('credentials across instances', () => {
     expect(fresh.status).toBe(200);
   });
 
+  it('a write whose cached secret was rotated out on the other instance (401) leaves its key free for the new secret', async () => {
+    const cred = await a.issueCredential({ businessId, scopes: ['brands:create'] });
+    const brand = (c: { key: string; secret: string }, key?: string) =>
+      call(b, 'POST', '/v1/partner/brands', { cred: c, ...(key ? { key } : {}), body: { title: 'Rotated' } });
+    expect((await brand(cred)).status).toBe(201); // cached on b now
+    const rotated = await a.operator('POST', `/v1/operator/credentials/${cred.key}/rotate`, {
+      grace_seconds: 0,
+    });
+    expect(rotated.status).toBe(200);
+    // b's admit claims the key with the take, then finds the row changed and the secret refused.
+    const old = await brand(cred, 'rotated-key');
+    expect([old.status, errorCode(old)]).toEqual([401, 'auth_invalid_credential']);
+    const fresh = await brand({ key: cred.key, secret: rotated.body.data.secret }, 'rotated-key');
+    expect(fresh.status).toBe(201);
+    expect(fresh.headers.get('idempotent-replayed')).toBeNull();
+  });
+
   it('one rate budget per credential, whichever instance answers', async () => {
     const cred = await a.issueCredential({ businessId, scopes: ['webhooks:read'], rateLimit: 6 });
     const statuses: number[] = [];

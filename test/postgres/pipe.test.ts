@@ -5,6 +5,7 @@ import { PgStore } from '../../src/server/store/postgres/store.js';
 import type { PgTx } from '../../src/server/store/postgres/tx.js';
 import { q } from '../../src/server/store/sql/query.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg-databases.js';
+import { call, startTestServer, type TestServer } from '../helpers/server.js';
 
 // The pipe (store/postgres/pipe.ts): work of one statement outside a transaction shares a few
 // pipelined connections instead of taking a pooled one each; a lost pipe connection is replaced.
@@ -146,5 +147,40 @@ describe('PostgreSQL pipe', () => {
     expect(outcomes.slice(-4)).toEqual(['ok:Cut', 'ok:Cut', 'ok:Cut', 'ok:Cut']);
     for (const o of outcomes.filter((x) => x.startsWith('failed')))
       expect(o).toBe('failed:downstream_unavailable');
+  });
+});
+
+describe('a partner write on PostgreSQL', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server?.close());
+
+  it('checks the credential, takes from its rate budget and claims its key in one statement', async () => {
+    const store = server.server.services.store as PgStore;
+    const pipe = (store as unknown as { pipe: { query: (c: { name?: string }) => Promise<unknown> } }).pipe;
+    // Verified once: the next request takes the cached path.
+    expect((await call(server, 'POST', '/v1/partner/brands', { body: { title: 'First' } })).status).toBe(201);
+    const names: string[] = [];
+    const query = pipe.query;
+    pipe.query = function (this: unknown, config: { name?: string }, ...rest: unknown[]) {
+      names.push(config.name ?? '(unnamed)');
+      return (query as (...a: unknown[]) => Promise<unknown>).call(this, config, ...rest);
+    };
+    try {
+      const r = await call(server, 'POST', '/v1/partner/brands', {
+        key: 'one-statement',
+        body: { title: 'Second' },
+      });
+      expect(r.status).toBe(201);
+    } finally {
+      pipe.query = query;
+    }
+    // The admit with the claim went out first, and nothing else of the credential or the key.
+    expect(names[0]).toBe('rate-admit-claim');
+    expect(names).not.toContain('idem-begin');
+    expect(names).not.toContain('rate-admit');
+    expect(names.filter((n) => n === 'rate-admit-claim')).toHaveLength(1);
   });
 });

@@ -155,6 +155,28 @@ describe('Idempotency-Key', () => {
     expect(third.headers.get('idempotent-replayed')).toBe('true');
   });
 
+  it('a key claimed by a request answered 403 (scope) is free again: the same key works once the scope is given', async () => {
+    const cred = await s.issueCredential({ businessId: s.credential.businessId, scopes: ['brands:read'] });
+    // Verified once, so the next requests take the cached path (on PostgreSQL the admit claims
+    // the key in its own statement, before the scope is checked).
+    expect((await call(s, 'GET', '/v1/partner/brands', { cred })).status).toBe(200);
+    for (let i = 0; i < 2; i++) {
+      const denied = await call(s, 'POST', '/v1/partner/brands', {
+        cred,
+        key: 'scoped-1',
+        body: { title: 'S' },
+      });
+      expect(denied.status).toBe(403);
+      expect(denied.body.error?.code).toBe('auth_forbidden');
+    }
+    const set = await s.operator('PUT', `/v1/operator/credentials/${cred.key}/scopes`, {
+      scopes: ['brands:read', 'brands:create'],
+    });
+    expect(set.status).toBe(200);
+    const ok = await call(s, 'POST', '/v1/partner/brands', { cred, key: 'scoped-1', body: { title: 'S' } });
+    expect(ok.status).toBe(201);
+  });
+
   it('a 429 is not stored: the same key works once the limit allows', async () => {
     const cred = await s.issueCredential({
       businessId: s.credential.businessId,

@@ -8,10 +8,19 @@ import {
 import type { Bucket, RateDecision } from '../domain/rate-limit.js';
 import { SecretHasher, safeEqual, sha256 } from '../security/secrets.js';
 import type { Scope } from '../../contract/scopes.js';
+import type { Begun } from '../store/idempotency-repo.js';
 import type { Store } from '../store/store.js';
 import { ApiError } from '../errors.js';
 
 export type { AuthedCredential };
+
+/** What a partner request starts with: who asks, its rate decision, and maybe its key's claim. */
+export interface Admitted {
+  cred: AuthedCredential;
+  rate: RateDecision;
+  /** The claim of the request's Idempotency-Key, when the admit took it (SharedCredentialAuth). */
+  begun?: Begun;
+}
 
 interface CacheEntry {
   cred: AuthedCredential;
@@ -55,7 +64,7 @@ export class CredentialAuth {
   readonly stats = { verifications: 0, maxConcurrent: 0, throttled: 0 };
 
   constructor(
-    private readonly store: Store,
+    protected readonly store: Store,
     private readonly secrets: SecretHasher,
     private readonly now: () => number,
     limits: Partial<AuthThrottleLimits> = {},
@@ -105,13 +114,11 @@ export class CredentialAuth {
 
   /**
    * Authenticates, then takes one request from the credential's rate budget: the two steps every
-   * partner request starts with (a shared store may do both in one round trip, SharedCredentialAuth).
+   * partner request starts with. A shared store may do both in one round trip, and with
+   * `idemKey` (a partner write's valid Idempotency-Key) claim the key in it too
+   * (SharedCredentialAuth); here the key is claimed by its own stage.
    */
-  async admit(
-    header: string | undefined,
-    client: string,
-    now: number,
-  ): Promise<{ cred: AuthedCredential; rate: RateDecision }> {
+  async admit(header: string | undefined, client: string, now: number, _idemKey?: string): Promise<Admitted> {
     const cred = await this.authenticate(header, client);
     return { cred, rate: await this.store.rateLimits.take(cred.key, cred.rateLimit, now) };
   }

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationSpec } from '../../contract/operation.js';
 import { validKey } from '../domain/idempotency.js';
 import { ApiError } from '../errors.js';
+import type { Begun } from '../store/idempotency-repo.js';
 import type { Store } from '../store/store.js';
 import type { RequestStage } from './stage.js';
 
@@ -17,9 +18,9 @@ export function claimIdempotencyKey(
 ): RequestStage | undefined {
   if (op.auth !== 'partner' || op.method === 'GET') return undefined;
   return async (req, reply) => {
-    const cred = req.credential!;
-    const header = req.headers['idempotency-key'];
-    const k = Array.isArray(header) ? header[0] : header;
+    // Claimed already with the admit (authenticate.ts), or looked at and found in use or stored.
+    if (req.idemBegun) return settleBegun(req.idemBegun);
+    const k = idempotencyKeyOf(req);
     const v = validKey(k);
     if (v === 'missing')
       throw new ApiError('request_missing_idempotency_key', `${op.method} needs an Idempotency-Key header`);
@@ -33,36 +34,60 @@ export function claimIdempotencyKey(
       ]);
     const key = k!;
     const at = now();
-    const begun = await store.claims.begin(cred.key, key, at);
-    if (begun.kind === 'in_flight') {
-      throw new ApiError(
-        'state_idempotency_conflict',
-        'a request with this Idempotency-Key is still in flight',
-        {
-          reason: 'in_flight',
-        },
-      );
-    }
-    req.idemKey = key;
-    // A stored answer is replayed (or conflicts) without a claim: nothing runs again.
-    if (begun.kind === 'stored') {
-      req.idemStored = { answer: begun.answer, at };
-      return;
-    }
-    // Held until the request's unit has settled (its answer, if any, is then committed and
-    // replayed to whoever comes next), or until the request ends without one. A client that goes
-    // away does not free the key while its unit may still run.
-    let released: Promise<void> | undefined;
-    const claim: NonNullable<FastifyRequest['idemClaim']> = {
-      recheck: begun.recheck,
-      release: () => {
-        released ??= store.claims.release(cred.key, key);
-        return released;
-      },
-    };
-    req.idemClaim = claim;
-    reply.raw.once('close', () => void (claim.unit ? claim.unit.finally(claim.release) : claim.release()));
+    const begun = await store.claims.begin(req.credential!.key, key, at);
+    adoptBegun(req, reply, store, key, begun, at);
+    settleBegun(begun);
   };
+}
+
+/** The request's Idempotency-Key header as sent (the first, if repeated). */
+export function idempotencyKeyOf(req: FastifyRequest): string | undefined {
+  const header = req.headers['idempotency-key'];
+  return Array.isArray(header) ? header[0] : header;
+}
+
+/**
+ * Takes what `claims.begin` (or the admit's claim) found into the request. A claim is held from
+ * here: until the request's unit has settled (its answer, if any, is then committed and replayed
+ * to whoever comes next), or until the request ends without one. A client that goes away does
+ * not free the key while its unit may still run. A stored answer is replayed (or conflicts)
+ * without a claim: nothing runs again.
+ */
+export function adoptBegun(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  store: Store,
+  key: string,
+  begun: Begun,
+  at: number,
+): void {
+  req.idemBegun = begun;
+  req.idemKey = key;
+  if (begun.kind === 'stored') req.idemStored = { answer: begun.answer, at };
+  if (begun.kind !== 'claimed') return;
+  const credentialKey = req.credential!.key;
+  let released: Promise<void> | undefined;
+  const claim: NonNullable<FastifyRequest['idemClaim']> = {
+    recheck: begun.recheck,
+    release: () => {
+      released ??= store.claims.release(credentialKey, key);
+      return released;
+    },
+  };
+  req.idemClaim = claim;
+  reply.raw.once('close', () => void (claim.unit ? claim.unit.finally(claim.release) : claim.release()));
+}
+
+/** A key another request holds answers 409; otherwise the request goes on. */
+function settleBegun(begun: Begun): void {
+  if (begun.kind === 'in_flight')
+    throw new ApiError(
+      'state_idempotency_conflict',
+      'a request with this Idempotency-Key is still in flight',
+      {
+        reason: 'in_flight',
+      },
+    );
 }
 
 /**

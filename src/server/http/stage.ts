@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateDecision } from '../domain/rate-limit.js';
 import type { StoredResponse } from '../domain/idempotency.js';
 import type { Services } from '../handlers/context.js';
+import type { Begun } from '../store/idempotency-repo.js';
 import type { AuthedCredential, CredentialAuth } from './auth.js';
 
 // What a stage of the request pipeline is (app.ts composes them): either a part of the app set
@@ -23,6 +24,8 @@ declare module 'fastify' {
     /** The credential's rate decision for this request (authenticate → rate-limit). */
     rate?: RateDecision;
     idemKey?: string;
+    /** What the look at the Idempotency-Key found (authenticate.ts or idempotency-key.ts). */
+    idemBegun?: Begun;
     idemStored?: { answer: StoredResponse; at: number };
     /** The claim on the Idempotency-Key, while this request holds one. */
     idemClaim?: { release(): Promise<void>; unit?: Promise<unknown>; recheck: boolean };

@@ -19,15 +19,14 @@ interface OpenedStore {
   peek<T>(fn: import('./store.js').UnitFn<T>): Promise<T>;
   /**
    * A credential's row as committed now and, unless revoked, one request taken from its rate
-   * budget, in one round trip (PostgreSQL only: SQLite's buckets are in memory).
+   * budget, in one round trip; with `idemKey`, also the claim of that Idempotency-Key when the
+   * take allowed the request (PostgreSQL only: SQLite's buckets and claims are in memory).
    */
   admitCredential?: (
     key: string,
     now: number,
-  ) => Promise<{
-    row: import('./credentials-repo.js').CredentialRow | undefined;
-    rate: import('../domain/rate-limit.js').RateDecision | undefined;
-  }>;
+    idemKey?: string,
+  ) => Promise<import('./postgres/rate-limits-repo.js').Admission>;
   /** The SQLite connection itself (SQLite only), for tests and tools: the server goes through units. */
   sqlite?: import('./sqlite/db.js').Db;
 }
@@ -53,7 +52,7 @@ export async function openStore(loc: StoreLocation): Promise<OpenedStore> {
       backend: 'postgres',
       onRollback: (fn) => store.onRollback(fn),
       peek: (fn) => store.peek(fn),
-      admitCredential: (key, now) => store.rateLimits.admit(key, now),
+      admitCredential: (key, now, idemKey) => store.rateLimits.admit(key, now, idemKey),
     };
   }
   const [{ openDb }, { SqliteStore }] = await Promise.all([

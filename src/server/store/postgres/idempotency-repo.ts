@@ -13,19 +13,29 @@ import type { PgTx } from './tx.js';
  */
 const CLAIM_LEASE_MS = 60_000;
 
+/** Who took a claim: release deletes only its own, never a successor's. */
+export const newHolder = () => randomBytes(9).toString('base64url');
+
 const RELEASE = 'DELETE FROM idempotency_claims WHERE credential_key = $1 AND idem_key = $2 AND holder = $3';
 
-// The look for a fresh stored answer and, only when there is none, the take of the claim
-// (inserted, or taken over from a holder whose lease ran out), in one statement.
-const BEGIN = `WITH a AS (${ANSWER.postgres} AND k.created_ms > $6),
-  t AS (
+/**
+ * The look for a fresh stored answer and, only when there is none and `$7` holds, the take of the
+ * claim (inserted, or taken over from a holder whose lease ran out), as CTEs `a` and `cl` of one
+ * statement; `$1`–`$6` as in BEGIN below. PgRateLimits.admit puts them in its own statement.
+ */
+export const claimCtes = (when: string) => `a AS (${ANSWER.postgres} AND k.created_ms > $6),
+  cl AS (
     INSERT INTO idempotency_claims AS c (credential_key, idem_key, holder, lease_until_ms)
-    SELECT $1, $2, $3::text, $4::bigint WHERE NOT EXISTS (SELECT 1 FROM a)
+    SELECT $1, $2, $3::text, $4::bigint WHERE NOT EXISTS (SELECT 1 FROM a) AND ${when}
     ON CONFLICT (credential_key, idem_key) DO UPDATE SET holder = excluded.holder, lease_until_ms = excluded.lease_until_ms
     WHERE c.lease_until_ms < $5
     RETURNING 1
-  )
-  SELECT a.*, (SELECT count(*) FROM t)::int AS taken FROM (SELECT 1) AS one LEFT JOIN a ON true`;
+  )`;
+/** What the claim's CTEs add to a statement's row (with `a.*` for the answer). */
+export const CLAIM_TAKEN = '(SELECT count(*) FROM cl)::int AS taken';
+
+const BEGIN = `WITH ${claimCtes('true')}
+  SELECT a.*, ${CLAIM_TAKEN} FROM (SELECT 1) AS one LEFT JOIN a ON true`;
 
 /**
  * Claims as rows every instance sees. `begin` looks for a fresh stored answer and, if there is
@@ -43,13 +53,28 @@ export class PgClaims implements IdempotencyClaims {
   constructor(private readonly pool: Pool) {}
 
   async begin(credentialKey: string, key: string, now: number): Promise<Begun> {
-    const holder = randomBytes(9).toString('base64url');
+    const holder = newHolder();
     const { rows } = await this.pool.query<AnswerRow & { taken: number }>({
       name: 'idem-begin',
       text: BEGIN,
-      values: [credentialKey, key, holder, now + CLAIM_LEASE_MS, now, now - IDEMPOTENCY_TTL_MS],
+      values: this.values(credentialKey, key, holder, now),
     });
-    const { taken, ...found } = rows[0]!;
+    return this.settle(credentialKey, key, holder, rows[0]!, now);
+  }
+
+  /** The values `$1`–`$6` of the claim's CTEs (claimCtes). */
+  values(credentialKey: string, key: string, holder: string, now: number): unknown[] {
+    return [credentialKey, key, holder, now + CLAIM_LEASE_MS, now, now - IDEMPOTENCY_TTL_MS];
+  }
+
+  /** What the claim's CTEs found (`taken` and the answer's columns), as `begin` answers it. */
+  async settle(
+    credentialKey: string,
+    key: string,
+    holder: string,
+    { taken, ...found }: AnswerRow & { taken: number },
+    now: number,
+  ): Promise<Begun> {
     if (taken === 1) {
       this.mine.set(`${credentialKey}\n${key}`, holder);
       return { kind: 'claimed', recheck: true };
@@ -62,7 +87,7 @@ export class PgClaims implements IdempotencyClaims {
   }
 
   private async take(credentialKey: string, key: string, now: number): Promise<Begun> {
-    const holder = randomBytes(9).toString('base64url');
+    const holder = newHolder();
     const taken = await this.pool.query({
       name: 'idem-claim',
       text: `INSERT INTO idempotency_claims AS c (credential_key, idem_key, holder, lease_until_ms) VALUES ($1, $2, $3, $4)

@@ -2,7 +2,10 @@ import type { Pool } from 'pg';
 import type { RateDecision } from '../../domain/rate-limit.js';
 import type { CredentialRow } from '../credentials-repo.js';
 import type { RateLimits } from '../rate-limits-repo.js';
+import type { Begun } from '../idempotency-repo.js';
 import { CREDENTIAL } from '../sql/credentials-repo.js';
+import type { AnswerRow } from '../sql/idempotency-repo.js';
+import { CLAIM_TAKEN, claimCtes, newHolder, type PgClaims } from './idempotency-repo.js';
 
 // The token bucket of domain/rate-limit.ts, computed by PostgreSQL in one atomic statement on a
 // row every instance shares: refill since the last take (capacity `limit`, limit/60 000 tokens a
@@ -40,6 +43,19 @@ const ADMIT = `
   )})
   SELECT c.*, t.tokens, t.allowed FROM c LEFT JOIN t ON true`;
 
+// The same with the claim of the request's Idempotency-Key (PgClaims), taken only by a request the
+// take allowed: a partner write's admit, its rate take and its claim in one round trip. `$5` is now.
+const ADMIT_CLAIM = `
+  WITH cr AS (SELECT ${CREDENTIAL} FROM credentials WHERE key = $1),
+  t AS (${takeSql(
+    '(SELECT rate_limit FROM cr)::double precision',
+    '$5',
+    `SELECT key, rate_limit::double precision - CASE WHEN rate_limit >= 1 THEN 1 ELSE 0 END, $5, rate_limit >= 1
+       FROM cr WHERE revoked_at IS NULL`,
+  )}),
+  ${claimCtes('EXISTS (SELECT 1 FROM t WHERE t.allowed)')}
+  SELECT cr.*, t.tokens, t.allowed, a.*, ${CLAIM_TAKEN} FROM cr LEFT JOIN t ON true LEFT JOIN a ON true`;
+
 /** The same figures domain/rate-limit.ts gives a single process. */
 function decisionOf(tokens: number, allowed: boolean, limit: number): RateDecision {
   const perMs = limit / 60_000;
@@ -52,14 +68,21 @@ function decisionOf(tokens: number, allowed: boolean, limit: number): RateDecisi
   };
 }
 
-/** What `admit` found: the credential's row now, and the take made at its limit (none if revoked or absent). */
-interface Admission {
+/**
+ * What `admit` found: the credential's row now, the take made at its limit (none if revoked or
+ * absent) and, when it was asked to claim an Idempotency-Key, what the claim found (none when
+ * the take did not allow the request).
+ */
+export interface Admission {
   row: CredentialRow | undefined;
   rate: RateDecision | undefined;
+  begun?: Begun;
 }
 
 export class PgRateLimits implements RateLimits {
   constructor(
+    /** The Idempotency-Key claims `admit` may take in its statement. */
+    private readonly claims: PgClaims,
     /** The credential check and takes: the pipe (PgPipe), whose commits do not wait for the disk. */
     private readonly pool: Pool,
     /** What an operator's 2xx stands on (the bucket reset after a new limit): a pooled connection. */
@@ -81,7 +104,8 @@ export class PgRateLimits implements RateLimits {
    * whose exact credentials were verified before (SharedCredentialAuth): a guess at a key's
    * secret never reaches this, so it cannot spend the key's budget.
    */
-  async admit(key: string, now: number): Promise<Admission> {
+  async admit(key: string, now: number, idemKey?: string): Promise<Admission> {
+    if (idemKey !== undefined) return this.admitClaiming(key, now, idemKey);
     const { rows } = await this.pool.query<
       CredentialRow & { tokens: number | null; allowed: boolean | null }
     >({
@@ -96,6 +120,24 @@ export class PgRateLimits implements RateLimits {
       row,
       rate: tokens === null || allowed === null ? undefined : decisionOf(tokens, allowed, row.rate_limit),
     };
+  }
+
+  private async admitClaiming(key: string, now: number, idemKey: string): Promise<Admission> {
+    const holder = newHolder();
+    const { rows } = await this.pool.query<
+      CredentialRow & AnswerRow & { tokens: number | null; allowed: boolean | null; taken: number }
+    >({
+      name: 'rate-admit-claim',
+      text: ADMIT_CLAIM,
+      values: this.claims.values(key, idemKey, holder, now),
+    });
+    const r = rows[0];
+    if (!r) return { row: undefined, rate: undefined };
+    // The row carries the answer's columns too; only the credential's are read from `row`.
+    if (r.tokens === null || r.allowed === null) return { row: r, rate: undefined };
+    const rate = decisionOf(r.tokens, r.allowed, r.rate_limit);
+    if (!r.allowed) return { row: r, rate };
+    return { row: r, rate, begun: await this.claims.settle(key, idemKey, holder, r, now) };
   }
 
   async reset(key: string): Promise<void> {

@@ -81,7 +81,7 @@ export class PgStore implements Store {
       }) as unknown as Pool;
     const piped = guarded(this.pipe);
     this.claims = new PgClaims(piped);
-    this.rateLimits = new PgRateLimits(piped, guarded(pool));
+    this.rateLimits = new PgRateLimits(this.claims, piped, guarded(pool));
     this.shared = { deliveryPerUrl: opts.deliveryPerUrl ?? 4, claims: this.claims };
     // An idle pooled connection that fails (the server restarted) is dropped by the pool; without
     // a listener its error would be thrown at the process.
