@@ -1,20 +1,9 @@
 import type { PoolClient, QueryConfig } from 'pg';
 import type { PgConn } from './pipe.js';
-import type { BusinessRow } from '../credentials-repo.js';
-import { SqlBranches, SqlBrands } from '../sql/brands-repo.js';
-import { SqlPriceGroups } from '../sql/catalog-repo.js';
-import { SqlBusinesses, SqlCredentials } from '../sql/credentials-repo.js';
-import { SqlAnyOrders, SqlOrders } from '../sql/orders-repo.js';
-import { SqlIdempotencyAnswers } from '../sql/idempotency-repo.js';
-import { SqlMenuLinks } from '../sql/menus/links-repo.js';
-import { SqlMenuCatalogue } from '../sql/menus/catalogue-repo.js';
-import { SqlMenuLayers } from '../sql/menus/layers-repo.js';
-import { SqlStock } from '../sql/stock-repo.js';
-import { SqlOutbox, SqlTenantOutbox } from '../sql/outbox-repo.js';
-import type { Query, Sql } from '../sql/query.js';
-import { SqlTenantWebhooks, SqlWebhookSecrets, SqlWebhooks } from '../sql/webhooks-repo.js';
-import type { TenantTx, Tx } from '../store.js';
 import { SqlDeliveries } from '../sql/deliveries-repo.js';
+import { SqlIdempotencyAnswers } from '../sql/idempotency-repo.js';
+import type { Query } from '../sql/query.js';
+import { SqlUnit } from '../sql/unit.js';
 import { purgeLapsedClaims } from './idempotency-repo.js';
 
 /** A unit used past its end, or a write from a read unit: a bug in the caller, said loudly. */
@@ -108,7 +97,7 @@ function nameOf(text: string): string {
  * SQL only through `rows`, `row` and `exec`, which check that the unit is still running (and may
  * write): a handle kept past its unit fails instead of touching whatever the connection does next.
  */
-export class PgTx implements Tx, Sql {
+export class PgTx extends SqlUnit {
   readonly dialect = 'postgres';
   state: 'running' | 'done' = 'running';
   /** Whether a statement that writes ran. */
@@ -133,22 +122,12 @@ export class PgTx implements Tx, Sql {
   readonly afterCommit: (() => void)[] = [];
   /** Set when the connection is in doubt after a failed flush: the store discards it. */
   broken?: Error;
-  readonly unitEvents = new Map<string, { seq: number; payload: string }>();
   /**
    * Each unit is its own transaction (READ COMMITTED for writes, a snapshot for reads): it never
    * sees another unit's uncommitted writes.
    */
   readonly readsCommittedOnly = true;
   private savepoints = 0;
-  private lastTenant?: PgTenantTx;
-  private _idempotency?: SqlIdempotencyAnswers;
-  private _businesses?: SqlBusinesses;
-  private _credentials?: SqlCredentials;
-  private _orders?: SqlAnyOrders;
-  private _outbox?: SqlOutbox;
-  private _webhooks?: SqlWebhooks;
-  private _webhookSecrets?: SqlWebhookSecrets;
-  private _deliveries?: SqlDeliveries;
 
   /**
    * Whether this read unit's transaction has begun. A read unit begins lazily (see `query`); a
@@ -176,6 +155,7 @@ export class PgTx implements Tx, Sql {
      */
     private readonly acquire?: () => Promise<PoolClient>,
   ) {
+    super();
     this.full = level > 0;
     this.begun = mode === 'write' && this.full;
     this.optimistic = mode === 'write' && !this.full;
@@ -454,88 +434,19 @@ export class PgTx implements Tx, Sql {
     return value;
   }
 
-  tenant(businessId: number): PgTenantTx {
-    const last = this.lastTenant;
-    if (last?.businessId === businessId) return last;
-    this.lastTenant = new PgTenantTx(this, businessId);
-    return this.lastTenant;
-  }
-
-  get idempotency(): SqlIdempotencyAnswers {
-    this._idempotency ??= new SqlIdempotencyAnswers(this, purgeLapsedClaims, (credentialKey, key) =>
+  protected override newIdempotency(): SqlIdempotencyAnswers {
+    return new SqlIdempotencyAnswers(this, purgeLapsedClaims, (credentialKey, key) =>
       this.shared.claims ? this.shared.claims.releaseIn(this, credentialKey, key) : Promise.resolve(),
     );
-    return this._idempotency;
   }
 
-  get businesses(): SqlBusinesses {
-    this._businesses ??= new SqlBusinesses(this);
-    return this._businesses;
+  protected override newDeliveries(): SqlDeliveries {
+    return new SqlDeliveries(this, this.shared.deliveryPerUrl);
   }
 
-  get credentials(): SqlCredentials {
-    this._credentials ??= new SqlCredentials(this);
-    return this._credentials;
-  }
-
-  get orders(): SqlAnyOrders {
-    this._orders ??= new SqlAnyOrders(this);
-    return this._orders;
-  }
-
-  get outbox(): SqlOutbox {
-    this._outbox ??= new SqlOutbox(this);
-    return this._outbox;
-  }
-
-  get webhooks(): SqlWebhooks {
-    this._webhooks ??= new SqlWebhooks(this);
-    return this._webhooks;
-  }
-
-  get webhookSecrets(): SqlWebhookSecrets {
-    this._webhookSecrets ??= new SqlWebhookSecrets(this);
-    return this._webhookSecrets;
-  }
-
-  get deliveries(): SqlDeliveries {
-    this._deliveries ??= new SqlDeliveries(this, this.shared.deliveryPerUrl);
-    return this._deliveries;
-  }
-}
-
-/** An error PostgreSQL raised (it carries a SQLSTATE): the transaction is aborted by it. */
-function isDatabaseError(err: unknown): boolean {
-  return err instanceof Error && typeof (err as { code?: unknown }).code === 'string' && 'severity' in err;
-}
-
-/** The advisory-lock class of "a brand's menu layers" ('menu' in ASCII); the brand id is the object. */
-const LAYERS_LOCK = 0x6d656e75;
-/** The advisory-lock class of "a SKU of a brand" ('sku ' in ASCII). */
-const SKU_LOCK = 0x736b7520;
-/** The advisory-lock class of "a branch's item states" ('stat' in ASCII); the branch id is the object. */
-const STATE_LOCK = 0x73746174;
-
-/** One business's view of a unit: every repository here is built around its business id. */
-class PgTenantTx implements TenantTx {
-  private _brands?: SqlBrands;
-  private _branches?: SqlBranches;
-  private _priceGroups?: SqlPriceGroups;
-  private _menus?: SqlMenuCatalogue;
-  private _links?: SqlMenuLinks;
-  private _layers?: SqlMenuLayers;
-  private _stock?: SqlStock;
-  private _orders?: SqlOrders;
-  private _outbox?: SqlTenantOutbox;
-  private _webhooks?: SqlTenantWebhooks;
-
-  constructor(
-    readonly tx: PgTx,
-    readonly businessId: number,
-  ) {}
-
-  /** Brands whose layers this unit has locked (a transaction-scoped lock is taken once). */
-  private readonly layersLocked = new Set<number>();
+  /** Brands whose layers, branches whose item states this unit has locked (each taken once). */
+  private layersLocked?: Set<number>;
+  private statesLocked?: Set<number>;
 
   /**
    * Sync, publish, store-level edits and enable toggles all read a store layer, change it (or
@@ -552,12 +463,13 @@ class PgTenantTx implements TenantTx {
    * the same unit (the request's handler is the whole attempt, and what follows it only stores
    * the answer).
    */
-  private async lockBrandLayers(brandId: number): Promise<void> {
-    if (this.layersLocked.has(brandId)) return;
-    await this.tx.exec('SELECT pg_advisory_xact_lock($1::int, ($2::bigint % 2147483648)::int)', [
+  async lockBrandLayers(brandId: number): Promise<void> {
+    if (this.layersLocked?.has(brandId)) return;
+    await this.exec('SELECT pg_advisory_xact_lock($1::int, ($2::bigint % 2147483648)::int)', [
       LAYERS_LOCK,
       brandId,
     ]);
+    this.layersLocked ??= new Set();
     this.layersLocked.add(brandId);
   }
 
@@ -568,89 +480,35 @@ class PgTenantTx implements TenantTx {
    * SQLite's single writer gives the caller's own "already uses" answer. The lock is its own
    * statement, so the look after it sees what the unit that held it committed.
    */
-  private async lockSku(brandId: number, sku: string): Promise<void> {
-    await this.tx.exec('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [
-      SKU_LOCK,
-      `${brandId}:${sku}`,
-    ]);
+  async lockSku(brandId: number, sku: string): Promise<void> {
+    await this.exec('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [SKU_LOCK, `${brandId}:${sku}`]);
   }
 
-  /** Branches whose item states this unit has locked (see lockBrandLayers on savepoints). */
-  private readonly statesLocked = new Set<number>();
-
   /**
-   * A write unit's first state read of a branch takes a transaction-scoped advisory lock on it
+   * A write unit's first state read of a branch (see lockBrandLayers on savepoints) takes a transaction-scoped advisory lock on it
    * (its own statement, so the read after it sees what the holder committed): two instances
    * changing one branch's items then take turns, as SQLite's single writer does, instead of each
    * starting from what the other had not committed yet (a lost change, a "went out" counted twice).
    */
-  private async lockBranchStates(branchId: number): Promise<void> {
-    if (this.statesLocked.has(branchId)) return;
-    await this.tx.exec('SELECT pg_advisory_xact_lock($1::int, ($2::bigint % 2147483648)::int)', [
+  async lockBranchStates(branchId: number): Promise<void> {
+    if (this.statesLocked?.has(branchId)) return;
+    await this.exec('SELECT pg_advisory_xact_lock($1::int, ($2::bigint % 2147483648)::int)', [
       STATE_LOCK,
       branchId,
     ]);
+    this.statesLocked ??= new Set();
     this.statesLocked.add(branchId);
   }
-
-  async business(): Promise<BusinessRow> {
-    const b = await this.tx.row<BusinessRow>(
-      'SELECT id, title, address, logo, created_at FROM businesses WHERE id = $1',
-      [this.businessId],
-    );
-    if (!b) throw new Error(`business ${this.businessId} does not exist`);
-    return b;
-  }
-
-  get brands(): SqlBrands {
-    this._brands ??= new SqlBrands(this.tx, this.businessId);
-    return this._brands;
-  }
-
-  get branches(): SqlBranches {
-    this._branches ??= new SqlBranches(this.tx, this.businessId);
-    return this._branches;
-  }
-
-  get priceGroups(): SqlPriceGroups {
-    this._priceGroups ??= new SqlPriceGroups(this.tx, this.businessId);
-    return this._priceGroups;
-  }
-
-  get orders(): SqlOrders {
-    this._orders ??= new SqlOrders(this.tx, this.businessId);
-    return this._orders;
-  }
-
-  get outbox(): SqlTenantOutbox {
-    this._outbox ??= new SqlTenantOutbox(this.tx, this.businessId);
-    return this._outbox;
-  }
-
-  get menus(): SqlMenuCatalogue {
-    this._menus ??= new SqlMenuCatalogue(this.tx, this.businessId, (brandId, sku) =>
-      this.lockSku(brandId, sku),
-    );
-    return this._menus;
-  }
-
-  get links(): SqlMenuLinks {
-    this._links ??= new SqlMenuLinks(this.tx, this.businessId);
-    return this._links;
-  }
-
-  get layers(): SqlMenuLayers {
-    this._layers ??= new SqlMenuLayers(this.tx, this.businessId, (brandId) => this.lockBrandLayers(brandId));
-    return this._layers;
-  }
-
-  get stock(): SqlStock {
-    this._stock ??= new SqlStock(this.tx, this.businessId, (branchId) => this.lockBranchStates(branchId));
-    return this._stock;
-  }
-
-  get webhooks(): SqlTenantWebhooks {
-    this._webhooks ??= new SqlTenantWebhooks(this.tx, this.businessId);
-    return this._webhooks;
-  }
 }
+
+/** An error PostgreSQL raised (it carries a SQLSTATE): the transaction is aborted by it. */
+function isDatabaseError(err: unknown): boolean {
+  return err instanceof Error && typeof (err as { code?: unknown }).code === 'string' && 'severity' in err;
+}
+
+/** The advisory-lock class of "a brand's menu layers" ('menu' in ASCII); the brand id is the object. */
+const LAYERS_LOCK = 0x6d656e75;
+/** The advisory-lock class of "a SKU of a brand" ('sku ' in ASCII). */
+const SKU_LOCK = 0x736b7520;
+/** The advisory-lock class of "a branch's item states" ('stat' in ASCII); the branch id is the object. */
+const STATE_LOCK = 0x73746174;
