@@ -94,7 +94,7 @@ function nameOf(text: string): string {
 
 /**
  * One unit's handle on its pooled connection, inside BEGIN … COMMIT (store.ts). Repositories reach
- * SQL only through `rows`, `row` and `exec`, which check that the unit is still running (and may
+ * SQL only through the Sql seam (and `exec`), which check that the unit is still running (and may
  * write): a handle kept past its unit fails instead of touching whatever the connection does next.
  */
 export class PgTx extends SqlUnit {
@@ -252,38 +252,22 @@ export class PgTx extends SqlUnit {
   }
   private firstText?: string;
 
-  /** Rows of a query run in this unit's transaction ($1… placeholders). */
-  async rows<T>(text: string, values?: readonly unknown[]): Promise<T[]> {
-    this.check(false);
-    return (await this.query(text, values)).rows as T[];
-  }
-
-  /** The first row, or undefined. */
-  async row<T>(text: string, values?: readonly unknown[]): Promise<T | undefined> {
-    this.check(false);
-    return (await this.query(text, values)).rows[0] as T | undefined;
-  }
-
-  /** Runs a statement that writes; resolves to the affected row count. */
-  async exec(text: string, values?: readonly unknown[], quiet = false): Promise<number> {
+  /**
+   * Runs a statement that writes ($1… placeholders); resolves to the affected row count. `exact`:
+   * on the one-statement path it must change one row (else any number: giving a claim back).
+   */
+  async exec(text: string, values?: readonly unknown[], quiet = false, exact = true): Promise<number> {
     this.check(true);
     this.wrote = true;
     if (!quiet) this.wakes = true;
     this.writes++;
-    if (this.optimistic && cheapKind(text) === 'defer') return this.defer(text, values, true);
+    if (this.optimistic && cheapKind(text) === 'defer') return this.defer(text, values, exact);
     return (await this.query(text, values)).rowCount ?? 0;
   }
 
-  /**
-   * A write that may change any number of rows (giving a claim back): deferred on the
-   * one-statement path like the others, without the check that it changed one row.
-   */
-  async execAny(text: string, values: readonly unknown[]): Promise<void> {
-    this.check(true);
-    this.wrote = true;
-    this.writes++;
-    if (this.optimistic && cheapKind(text) === 'defer') this.defer(text, values, false);
-    else await this.query(text, values);
+  /** A quiet write that may change any number of rows (giving a claim back). */
+  execAny(text: string, values: readonly unknown[]): Promise<number> {
+    return this.exec(text, values, true, false);
   }
 
   private defer(text: string, values: readonly unknown[] | undefined, exact: boolean): number {
@@ -337,27 +321,19 @@ export class PgTx extends SqlUnit {
     }
   }
 
-  /** Like `rows`, for a statement that writes (`INSERT … RETURNING`, `UPDATE … RETURNING`). */
-  async change<T>(text: string, values?: readonly unknown[]): Promise<T[]> {
-    this.check(true);
-    if (this.optimistic) throw this.restartOn('a write whose rows come back runs on the full path');
-    this.wrote = true;
-    this.wakes = true;
-    this.writes++;
-    return (await this.query(text, values)).rows as T[];
-  }
-
   // The Sql seam (store/sql/query.ts).
   get writing(): boolean {
     return this.mode === 'write';
   }
 
-  all<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
-    return this.rows<T>(query.postgres, args);
+  async all<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
+    this.check(false);
+    return (await this.query(query.postgres, args)).rows as T[];
   }
 
-  get<T>(query: Query, args?: readonly unknown[]): Promise<T | undefined> {
-    return this.row<T>(query.postgres, args);
+  async get<T>(query: Query, args?: readonly unknown[]): Promise<T | undefined> {
+    this.check(false);
+    return (await this.query(query.postgres, args)).rows[0] as T | undefined;
   }
 
   async column<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
@@ -378,8 +354,14 @@ export class PgTx extends SqlUnit {
     return this.exec(query.postgres, args, query.quiet);
   }
 
-  write<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
-    return this.change<T>(query.postgres, args);
+  /** A write whose rows come back (`… RETURNING`): never deferred. */
+  async write<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
+    this.check(true);
+    if (this.optimistic) throw this.restartOn('a write whose rows come back runs on the full path');
+    this.wrote = true;
+    this.wakes = true;
+    this.writes++;
+    return (await this.query(query.postgres, args)).rows as T[];
   }
 
   list(values: readonly (number | string)[]): readonly (number | string)[] {
