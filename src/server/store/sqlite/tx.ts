@@ -1,10 +1,15 @@
 import type { Statement } from 'better-sqlite3';
 import { BranchPageCache } from '../sql/brands-repo.js';
-import type { Query } from '../sql/query.js';
+import { type Query, q } from '../sql/query.js';
 import { SqlUnit } from '../sql/unit.js';
-import type { Db } from './db.js';
-import { sql } from './statements.js';
+import { type Db, prepared } from './db.js';
 import type { Unit } from './unit-of-work.js';
+
+const PART = {
+  savepoint: q('SAVEPOINT part'),
+  rollbackTo: q('ROLLBACK TO part'),
+  release: q('RELEASE part'),
+};
 
 /** What every unit of one store shares: caches only this process can keep true. */
 export class SqliteShared {
@@ -42,17 +47,13 @@ export class SqliteTx extends SqlUnit {
   }
 
   /** The query's statement on this connection, kept on the query (one connection per process). */
-  private prepared(query: Query, write: boolean): Statement {
+  private statement(query: Query, write: boolean): Statement {
     this.unit.check(write);
     if (write) {
       this.unit.wrote = true;
       if (!query.quiet) this.unit.wakes = true;
     }
-    if (query.cachedOn === this.db) return query.cached as Statement;
-    const s = sql(this.db, query.sqlite);
-    query.cached = s;
-    query.cachedOn = this.db;
-    return s;
+    return prepared(this.db, query);
   }
 
   /** The same, returning only the first column (a statement of its own: pluck() is a mode of it). */
@@ -66,53 +67,29 @@ export class SqliteTx extends SqlUnit {
   }
 
   // The Sql seam (store/sql/query.ts). better-sqlite3 is synchronous: each answer is a settled
-  // promise, and an error a rejected one, as on PostgreSQL.
-  all<T>(query: Query, args: readonly unknown[] = []): Promise<T[]> {
-    try {
-      return Promise.resolve(this.prepared(query, false).all(...args) as T[]);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  // promise, and an error a rejected one (async functions), as on PostgreSQL.
+  async all<T>(query: Query, args: readonly unknown[] = []): Promise<T[]> {
+    return this.statement(query, false).all(...args) as T[];
   }
 
-  get<T>(query: Query, args: readonly unknown[] = []): Promise<T | undefined> {
-    try {
-      return Promise.resolve(this.prepared(query, false).get(...args) as T | undefined);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  async get<T>(query: Query, args: readonly unknown[] = []): Promise<T | undefined> {
+    return this.statement(query, false).get(...args) as T | undefined;
   }
 
-  column<T>(query: Query, args: readonly unknown[] = []): Promise<T[]> {
-    try {
-      return Promise.resolve(this.plucked(query).all(...args) as T[]);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  async column<T>(query: Query, args: readonly unknown[] = []): Promise<T[]> {
+    return this.plucked(query).all(...args) as T[];
   }
 
-  value<T>(query: Query, args: readonly unknown[] = []): Promise<T | undefined> {
-    try {
-      return Promise.resolve(this.plucked(query).get(...args) as T | undefined);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  async value<T>(query: Query, args: readonly unknown[] = []): Promise<T | undefined> {
+    return this.plucked(query).get(...args) as T | undefined;
   }
 
-  run(query: Query, args: readonly unknown[] = []): Promise<number> {
-    try {
-      return Promise.resolve(this.prepared(query, true).run(...args).changes);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  async run(query: Query, args: readonly unknown[] = []): Promise<number> {
+    return this.statement(query, true).run(...args).changes;
   }
 
-  write<T>(query: Query, args: readonly unknown[] = []): Promise<T[]> {
-    try {
-      return Promise.resolve(this.prepared(query, true).all(...args) as T[]);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  async write<T>(query: Query, args: readonly unknown[] = []): Promise<T[]> {
+    return this.statement(query, true).all(...args) as T[];
   }
 
   list(values: readonly (number | string)[]): string {
@@ -122,20 +99,20 @@ export class SqliteTx extends SqlUnit {
   async attempt<T>(fn: () => Promise<T>): Promise<T> {
     if (this.unit.mode === 'read') return fn();
     this.unit.check(true);
-    sql(this.db, 'SAVEPOINT part').run();
+    prepared(this.db, PART.savepoint).run();
     let value: T;
     try {
       value = await fn();
     } catch (err) {
       // A unit ended meanwhile has been rolled back whole already.
       if (this.unit.state === 'running') {
-        sql(this.db, 'ROLLBACK TO part').run();
-        sql(this.db, 'RELEASE part').run();
+        prepared(this.db, PART.rollbackTo).run();
+        prepared(this.db, PART.release).run();
       }
       throw err;
     }
     this.unit.check(true);
-    sql(this.db, 'RELEASE part').run();
+    prepared(this.db, PART.release).run();
     return value;
   }
 }
