@@ -41,6 +41,8 @@ interface Deferred {
   values: unknown[];
   /** Whether it must change exactly one row (else any number). */
   exact: boolean;
+  /** The table it writes. */
+  table: string;
 }
 
 // What the one-statement path cannot do: take a lock (a row lock, an advisory lock) or hand a
@@ -48,49 +50,47 @@ interface Deferred {
 const LOCKS = /\bFOR (UPDATE|NO KEY UPDATE|SHARE|KEY SHARE)\b|pg_advisory/i;
 const DEFERRABLE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
 const RETURNING = /\bRETURNING\b/i;
-/** Per statement text: whether it may go out on the one-statement path (true), as a read, or not at all. */
-const onCheapPath = new Map<string, 'read' | 'defer' | 'no'>();
-function cheapKind(text: string): 'read' | 'defer' | 'no' {
-  let k = onCheapPath.get(text);
-  if (k === undefined) {
-    k = LOCKS.test(text) ? 'no' : DEFERRABLE.test(text) ? (RETURNING.test(text) ? 'no' : 'defer') : 'read';
-    onCheapPath.set(text, k);
-  }
-  return k;
-}
-
 const WRITTEN = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)/i;
 const READ_FROM = /\b(?:FROM|JOIN|INTO|UPDATE)\s+(\w+)/gi;
-/** Per statement text: the tables it names (a read), or the one it writes (a deferred write). */
-const tablesOf = new Map<string, string[]>();
-function tables(text: string, written: boolean): string[] {
-  const key = (written ? 'w' : 'r') + text;
-  let t = tablesOf.get(key);
-  if (t === undefined) {
-    t = written
-      ? [WRITTEN.exec(text)?.[1]?.toLowerCase() ?? '*']
-      : [...text.matchAll(READ_FROM)].map((m) => m[1]!.toLowerCase());
-    tablesOf.set(key, t);
+
+/** What a unit needs to know of a statement text, worked out once per text. */
+interface Shape {
+  /**
+   * Its prepared statement's name: node-postgres prepares a named statement once per connection
+   * and then only binds and executes it, so the repositories' fixed SQL is parsed and planned once.
+   */
+  name: string;
+  /** On the one-statement path: goes out at once (a read), waits for the end (defer), or cannot. */
+  kind: 'read' | 'defer' | 'no';
+  /** The tables it names (as a read); the one it writes ('*': not known). */
+  reads: string[];
+  writes: string;
+}
+const shapes = new Map<string, Shape>();
+function shapeOf(text: string): Shape {
+  let s = shapes.get(text);
+  if (s === undefined) {
+    s = {
+      name: `p${shapes.size}`,
+      kind: LOCKS.test(text)
+        ? 'no'
+        : DEFERRABLE.test(text)
+          ? RETURNING.test(text)
+            ? 'no'
+            : 'defer'
+          : 'read',
+      reads: [...text.matchAll(READ_FROM)].map((m) => m[1]!.toLowerCase()),
+      writes: WRITTEN.exec(text)?.[1]?.toLowerCase() ?? '*',
+    };
+    shapes.set(text, s);
   }
-  return t;
+  return s;
 }
 
 /** The one statement of a unit's deferred writes, per sequence of statement texts (see flush). */
 const combined = new Map<string, string>();
 /** Raised by the combined statement when a write did not change what it promised (see flush). */
 const MISSED = '22012';
-
-// Statement names per SQL text: node-postgres prepares a named statement once per connection and
-// then only binds and executes it, so the repositories' fixed SQL is parsed and planned once.
-const names = new Map<string, string>();
-function nameOf(text: string): string {
-  let n = names.get(text);
-  if (n === undefined) {
-    n = `p${names.size}`;
-    names.set(text, n);
-  }
-  return n;
-}
 
 /**
  * One unit's handle on its pooled connection, inside BEGIN … COMMIT (store.ts). Repositories reach
@@ -186,20 +186,16 @@ export class PgTx extends SqlUnit {
    * later units starting with it begin their transaction at once instead of restarting.
    */
   private async query(text: string, values: readonly unknown[] | undefined) {
+    const shape = shapeOf(text);
     if (this.optimistic) {
-      if (cheapKind(text) !== 'read')
+      if (shape.kind !== 'read')
         throw this.restartOn('a unit that locks or reads back a write runs on the full path');
       // A read of a table this unit has a write waiting for would not see that write.
-      if (this.deferred.length > 0) {
-        const read = tables(text, false);
-        if (
-          this.deferred.some((w) => {
-            const t = tables(w.text, true)[0]!;
-            return t === '*' || read.includes(t);
-          })
-        )
-          throw this.restartOn('a read after a deferred write to its table would not see it: the full path');
-      }
+      if (
+        this.deferred.length > 0 &&
+        this.deferred.some((w) => w.table === '*' || shape.reads.includes(w.table))
+      )
+        throw this.restartOn('a read after a deferred write to its table would not see it: the full path');
     }
     const first = this.statements++ === 0;
     if (this.mode === 'read' && !this.begun) {
@@ -215,7 +211,7 @@ export class PgTx extends SqlUnit {
         }
       }
     }
-    const q: QueryConfig = { name: nameOf(text), text, values: values as unknown[] };
+    const q: QueryConfig = { name: shape.name, text, values: values as unknown[] };
     this.roundTrips++;
     return this.client.query(q);
   }
@@ -261,18 +257,19 @@ export class PgTx extends SqlUnit {
     this.wrote = true;
     if (!quiet) this.wakes = true;
     this.writes++;
-    if (this.optimistic && cheapKind(text) === 'defer') return this.defer(text, values, exact);
+    if (this.optimistic) {
+      const shape = shapeOf(text);
+      if (shape.kind === 'defer') {
+        this.deferred.push({ text, values: values ? [...values] : [], exact, table: shape.writes });
+        return 1;
+      }
+    }
     return (await this.query(text, values)).rowCount ?? 0;
   }
 
   /** A quiet write that may change any number of rows (giving a claim back). */
   execAny(text: string, values: readonly unknown[]): Promise<number> {
     return this.exec(text, values, true, false);
-  }
-
-  private defer(text: string, values: readonly unknown[] | undefined, exact: boolean): number {
-    this.deferred.push({ text, values: values ? [...values] : [], exact });
-    return 1;
   }
 
   /**
@@ -309,7 +306,11 @@ export class PgTx extends SqlUnit {
     const pooled = this.acquire ? await this.acquire() : undefined;
     let inDoubt: Error | undefined;
     try {
-      await (pooled ?? this.client).query({ name: nameOf(text), text, values: d.flatMap((w) => w.values) });
+      await (pooled ?? this.client).query({
+        name: shapeOf(text).name,
+        text,
+        values: d.flatMap((w) => w.values),
+      });
     } catch (err) {
       if ((err as { code?: string }).code === MISSED)
         throw this.restartOn('a write missed what it promised: the full path');
