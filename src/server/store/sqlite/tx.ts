@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { BranchPageCache } from '../sql/brands-repo.js';
+import type { BranchPageCache } from '../sql/brands-repo.js';
 import { type Query, q } from '../sql/query.js';
 import { SqlUnit } from '../sql/unit.js';
 import { type Db, prepared } from './db.js';
@@ -10,16 +10,6 @@ const PART = {
   rollbackTo: q('ROLLBACK TO part'),
   release: q('RELEASE part'),
 };
-
-/** What every unit of one store shares: caches only this process can keep true. */
-export class SqliteShared {
-  readonly branchPages = new BranchPageCache();
-
-  /** A group rolled back: anything cached from what it had written is gone with it. */
-  clear(): void {
-    this.branchPages.clear();
-  }
-}
 
 /**
  * One unit's handle on the connection. Repositories reach SQL only through the Sql seam below,
@@ -32,10 +22,11 @@ export class SqliteTx extends SqlUnit {
   constructor(
     readonly db: Db,
     readonly unit: Unit,
-    shared: SqliteShared,
+    /** The store's branch pages: a cache only this process can keep true. */
+    branchPages: BranchPageCache,
   ) {
     super();
-    this.branchPages = shared.branchPages;
+    this.branchPages = branchPages;
   }
 
   get readsCommittedOnly(): boolean {
