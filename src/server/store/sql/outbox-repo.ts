@@ -8,9 +8,8 @@ import {
   seqOfEventId,
   type UnfannedEvent,
 } from '../outbox-repo.js';
-import { type Dialect, q, type Sql } from './query.js';
+import { type Dialect, iso, q, type Sql } from './query.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const EVENT =
   'seq, id, type, business_id, brand_id, branch_id, order_id, payload, status, attempts, next_attempt_ms, last_error, created_at, updated_at, batched_into';
 const UNFANNED = 'seq, id, type, business_id, brand_id, branch_id, payload, next_attempt_ms';
