@@ -1,4 +1,5 @@
 import type { StoredResponse } from '../domain/idempotency.js';
+import type { SqlIdempotencyAnswers } from './sql/idempotency-repo.js';
 
 /** What a write request finds when it starts (see IdempotencyClaims.begin). */
 export type Begun =
@@ -30,10 +31,4 @@ export interface IdempotencyClaims {
 }
 
 /** Stored answers per (credential, Idempotency-Key), kept 24 h (domain/idempotency.ts). */
-export interface IdempotencyAnswers {
-  get(credentialKey: string, key: string): Promise<StoredResponse | undefined>;
-  /** Call inside the unit of work that made the change, so both commit or neither does. */
-  put(credentialKey: string, key: string, answer: StoredResponse): Promise<void>;
-  /** Drops answers older than the window; returns how many. */
-  purge(now: number): Promise<number>;
-}
+export type IdempotencyAnswers = SqlIdempotencyAnswers;

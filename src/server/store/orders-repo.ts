@@ -1,6 +1,7 @@
 // Orders. The wire record (status history included) is stored whole and rewritten on every
 // change, so reads are a plain concatenation; the columns beside it serve tenancy, filters and
 // ordering.
+import type { SqlAnyOrders, SqlOrders } from './sql/orders-repo.js';
 
 export interface OrderRow {
   id: number;
@@ -31,19 +32,7 @@ export interface OrderPage {
 }
 
 /** One business's orders (TenantTx.orders). */
-export interface OrdersRepo {
-  get(id: number): Promise<OrderRow | undefined>;
-  list(f: OrderFilter, limit: number, offset: number): Promise<OrderPage>;
-  /**
-   * The id the next order will take: minted inside the write unit that inserts it (the record
-   * names its own id), never one used before.
-   */
-  nextId(): Promise<number>;
-  insert(o: Omit<OrderRow, 'business_id'>): Promise<void>;
-  save(id: number, o: { status: number; updated_ms: number; record: string }): Promise<void>;
-}
+export type OrdersRepo = SqlOrders;
 
 /** Any business's orders (Tx.orders): the operator's view. */
-export interface AnyOrdersRepo {
-  get(id: number): Promise<OrderRow | undefined>;
-}
+export type AnyOrdersRepo = SqlAnyOrders;

@@ -3,6 +3,7 @@
 // event without its change. Delivery (webhooks, retries) reads these rows; see deliveries-repo.ts.
 import { randomFillSync } from 'node:crypto';
 import type { OrderEventType } from '../../contract/schemas/orders.js';
+import type { SqlOutbox, SqlTenantOutbox } from './sql/outbox-repo.js';
 
 export type OutboxStatus = 'pending' | 'delivered' | 'failed';
 
@@ -40,10 +41,7 @@ export interface NewEvent {
 }
 
 /** One business's outbox (TenantTx.outbox): events of its own orders. */
-export interface TenantOutbox {
-  /** Writes one pending event in this unit (it commits or rolls back with the change); returns its id. */
-  enqueue(e: NewEvent): Promise<string>;
-}
+export type TenantOutbox = SqlTenantOutbox;
 
 /** Outbox rows not yet turned into deliveries, oldest first. */
 export interface UnfannedEvent {
@@ -58,21 +56,7 @@ export interface UnfannedEvent {
 }
 
 /** The whole outbox (Tx.outbox): the dispatcher and the operator. */
-export interface OutboxRepo {
-  get(id: string): Promise<OutboxEvent | undefined>;
-  unfanned(limit: number): Promise<UnfannedEvent[]>;
-  /**
-   * The event has become deliveries (`batchedInto`: the event whose delivery carries it). With
-   * `done`, it had no receiver: it is settled at once (delivered, no attempt).
-   */
-  markFanned(seq: number, batchedInto: string | null, now: number, done?: boolean): Promise<void>;
-  /** Keeps an event (and the events batched into it) in step with its deliveries. */
-  settle(seq: number, eventId: string, status: OutboxStatus, attempts: number, now: number): Promise<void>;
-  /** Replay: the event (and those batched into it) pending again. */
-  reopen(eventId: string, now: number): Promise<void>;
-  /** Replay of an event nobody received: offered to today's receivers. */
-  refanOut(seq: number, now: number): Promise<void>;
-}
+export type OutboxRepo = SqlOutbox;
 
 /**
  * `evt_<seq in base 36>_<16 random characters>`: unique because seq is, unguessable and never

@@ -1,6 +1,6 @@
-// The locks the catalogue repositories take on PostgreSQL (hooks of PgTenantTx: a brand's menu
-// layers, a SKU, a branch's item states), each seen from two connections. (The repositories
-// themselves are written once, store/sql/, and run on both backends through every server suite.)
+// The locks the catalogue repositories take on PostgreSQL (PgTx's lock methods on the Sql seam:
+// a brand's menu layers, a SKU, a branch's item states), each seen from two connections. (The
+// repositories themselves are written once, store/sql/, and run on both backends through every server suite.)
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MenuDef } from '../../domain/menus.js';
@@ -55,7 +55,7 @@ async function parkedOnLock(watch: pg.Client, pid: number): Promise<boolean> {
 const pidOf = async (c: pg.Client) =>
   (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
 
-/** One business's catalogue repositories in a write unit on `c`, built as the PG TenantTx builds them. */
+/** One business's catalogue repositories in a write unit on `c`, as a PgTx builds them. */
 function pgTenant(c: pg.Client, businessId: number): TenantTx {
   // Level 1, the path inside BEGIN … COMMIT: these tests hold row locks in transactions they begin.
   return new PgTx(c as unknown as pg.PoolClient, 'write', { deliveryPerUrl: 1 }, 1).tenant(businessId);

@@ -1,20 +1,9 @@
 import type { PoolClient, QueryConfig } from 'pg';
 import type { PgConn } from './pipe.js';
-import type { BusinessRow } from '../credentials-repo.js';
-import { SqlBranches, SqlBrands } from '../sql/brands-repo.js';
-import { SqlPriceGroups } from '../sql/catalog-repo.js';
-import { SqlBusinesses, SqlCredentials } from '../sql/credentials-repo.js';
-import { SqlAnyOrders, SqlOrders } from '../sql/orders-repo.js';
-import { SqlIdempotencyAnswers } from '../sql/idempotency-repo.js';
-import { SqlMenuLinks } from '../sql/menus/links-repo.js';
-import { SqlMenuCatalogue } from '../sql/menus/catalogue-repo.js';
-import { SqlMenuLayers } from '../sql/menus/layers-repo.js';
-import { SqlStock } from '../sql/stock-repo.js';
-import { SqlOutbox, SqlTenantOutbox } from '../sql/outbox-repo.js';
-import type { Query, Sql } from '../sql/query.js';
-import { SqlTenantWebhooks, SqlWebhookSecrets, SqlWebhooks } from '../sql/webhooks-repo.js';
-import type { TenantTx, Tx } from '../store.js';
 import { SqlDeliveries } from '../sql/deliveries-repo.js';
+import { SqlIdempotencyAnswers } from '../sql/idempotency-repo.js';
+import type { Query } from '../sql/query.js';
+import { SqlUnit } from '../sql/unit.js';
 import { purgeLapsedClaims } from './idempotency-repo.js';
 
 /** A unit used past its end, or a write from a read unit: a bug in the caller, said loudly. */
@@ -52,6 +41,8 @@ interface Deferred {
   values: unknown[];
   /** Whether it must change exactly one row (else any number). */
   exact: boolean;
+  /** The table it writes. */
+  table: string;
 }
 
 // What the one-statement path cannot do: take a lock (a row lock, an advisory lock) or hand a
@@ -59,31 +50,41 @@ interface Deferred {
 const LOCKS = /\bFOR (UPDATE|NO KEY UPDATE|SHARE|KEY SHARE)\b|pg_advisory/i;
 const DEFERRABLE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
 const RETURNING = /\bRETURNING\b/i;
-/** Per statement text: whether it may go out on the one-statement path (true), as a read, or not at all. */
-const onCheapPath = new Map<string, 'read' | 'defer' | 'no'>();
-function cheapKind(text: string): 'read' | 'defer' | 'no' {
-  let k = onCheapPath.get(text);
-  if (k === undefined) {
-    k = LOCKS.test(text) ? 'no' : DEFERRABLE.test(text) ? (RETURNING.test(text) ? 'no' : 'defer') : 'read';
-    onCheapPath.set(text, k);
-  }
-  return k;
-}
-
 const WRITTEN = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)/i;
 const READ_FROM = /\b(?:FROM|JOIN|INTO|UPDATE)\s+(\w+)/gi;
-/** Per statement text: the tables it names (a read), or the one it writes (a deferred write). */
-const tablesOf = new Map<string, string[]>();
-function tables(text: string, written: boolean): string[] {
-  const key = (written ? 'w' : 'r') + text;
-  let t = tablesOf.get(key);
-  if (t === undefined) {
-    t = written
-      ? [WRITTEN.exec(text)?.[1]?.toLowerCase() ?? '*']
-      : [...text.matchAll(READ_FROM)].map((m) => m[1]!.toLowerCase());
-    tablesOf.set(key, t);
+
+/** What a unit needs to know of a statement text, worked out once per text. */
+interface Shape {
+  /**
+   * Its prepared statement's name: node-postgres prepares a named statement once per connection
+   * and then only binds and executes it, so the repositories' fixed SQL is parsed and planned once.
+   */
+  name: string;
+  /** On the one-statement path: goes out at once (a read), waits for the end (defer), or cannot. */
+  kind: 'read' | 'defer' | 'no';
+  /** The tables it names (as a read); the one it writes ('*': not known). */
+  reads: string[];
+  writes: string;
+}
+const shapes = new Map<string, Shape>();
+function shapeOf(text: string): Shape {
+  let s = shapes.get(text);
+  if (s === undefined) {
+    s = {
+      name: `p${shapes.size}`,
+      kind: LOCKS.test(text)
+        ? 'no'
+        : DEFERRABLE.test(text)
+          ? RETURNING.test(text)
+            ? 'no'
+            : 'defer'
+          : 'read',
+      reads: [...text.matchAll(READ_FROM)].map((m) => m[1]!.toLowerCase()),
+      writes: WRITTEN.exec(text)?.[1]?.toLowerCase() ?? '*',
+    };
+    shapes.set(text, s);
   }
-  return t;
+  return s;
 }
 
 /** The one statement of a unit's deferred writes, per sequence of statement texts (see flush). */
@@ -91,24 +92,12 @@ const combined = new Map<string, string>();
 /** Raised by the combined statement when a write did not change what it promised (see flush). */
 const MISSED = '22012';
 
-// Statement names per SQL text: node-postgres prepares a named statement once per connection and
-// then only binds and executes it, so the repositories' fixed SQL is parsed and planned once.
-const names = new Map<string, string>();
-function nameOf(text: string): string {
-  let n = names.get(text);
-  if (n === undefined) {
-    n = `p${names.size}`;
-    names.set(text, n);
-  }
-  return n;
-}
-
 /**
  * One unit's handle on its pooled connection, inside BEGIN … COMMIT (store.ts). Repositories reach
- * SQL only through `rows`, `row` and `exec`, which check that the unit is still running (and may
+ * SQL only through the Sql seam (and `exec`), which check that the unit is still running (and may
  * write): a handle kept past its unit fails instead of touching whatever the connection does next.
  */
-export class PgTx implements Tx, Sql {
+export class PgTx extends SqlUnit {
   readonly dialect = 'postgres';
   state: 'running' | 'done' = 'running';
   /** Whether a statement that writes ran. */
@@ -133,22 +122,12 @@ export class PgTx implements Tx, Sql {
   readonly afterCommit: (() => void)[] = [];
   /** Set when the connection is in doubt after a failed flush: the store discards it. */
   broken?: Error;
-  readonly unitEvents = new Map<string, { seq: number; payload: string }>();
   /**
    * Each unit is its own transaction (READ COMMITTED for writes, a snapshot for reads): it never
    * sees another unit's uncommitted writes.
    */
   readonly readsCommittedOnly = true;
   private savepoints = 0;
-  private lastTenant?: PgTenantTx;
-  private _idempotency?: SqlIdempotencyAnswers;
-  private _businesses?: SqlBusinesses;
-  private _credentials?: SqlCredentials;
-  private _orders?: SqlAnyOrders;
-  private _outbox?: SqlOutbox;
-  private _webhooks?: SqlWebhooks;
-  private _webhookSecrets?: SqlWebhookSecrets;
-  private _deliveries?: SqlDeliveries;
 
   /**
    * Whether this read unit's transaction has begun. A read unit begins lazily (see `query`); a
@@ -176,6 +155,7 @@ export class PgTx implements Tx, Sql {
      */
     private readonly acquire?: () => Promise<PoolClient>,
   ) {
+    super();
     this.full = level > 0;
     this.begun = mode === 'write' && this.full;
     this.optimistic = mode === 'write' && !this.full;
@@ -206,20 +186,16 @@ export class PgTx implements Tx, Sql {
    * later units starting with it begin their transaction at once instead of restarting.
    */
   private async query(text: string, values: readonly unknown[] | undefined) {
+    const shape = shapeOf(text);
     if (this.optimistic) {
-      if (cheapKind(text) !== 'read')
+      if (shape.kind !== 'read')
         throw this.restartOn('a unit that locks or reads back a write runs on the full path');
       // A read of a table this unit has a write waiting for would not see that write.
-      if (this.deferred.length > 0) {
-        const read = tables(text, false);
-        if (
-          this.deferred.some((w) => {
-            const t = tables(w.text, true)[0]!;
-            return t === '*' || read.includes(t);
-          })
-        )
-          throw this.restartOn('a read after a deferred write to its table would not see it: the full path');
-      }
+      if (
+        this.deferred.length > 0 &&
+        this.deferred.some((w) => w.table === '*' || shape.reads.includes(w.table))
+      )
+        throw this.restartOn('a read after a deferred write to its table would not see it: the full path');
     }
     const first = this.statements++ === 0;
     if (this.mode === 'read' && !this.begun) {
@@ -235,7 +211,7 @@ export class PgTx implements Tx, Sql {
         }
       }
     }
-    const q: QueryConfig = { name: nameOf(text), text, values: values as unknown[] };
+    const q: QueryConfig = { name: shape.name, text, values: values as unknown[] };
     this.roundTrips++;
     return this.client.query(q);
   }
@@ -272,43 +248,28 @@ export class PgTx implements Tx, Sql {
   }
   private firstText?: string;
 
-  /** Rows of a query run in this unit's transaction ($1… placeholders). */
-  async rows<T>(text: string, values?: readonly unknown[]): Promise<T[]> {
-    this.check(false);
-    return (await this.query(text, values)).rows as T[];
-  }
-
-  /** The first row, or undefined. */
-  async row<T>(text: string, values?: readonly unknown[]): Promise<T | undefined> {
-    this.check(false);
-    return (await this.query(text, values)).rows[0] as T | undefined;
-  }
-
-  /** Runs a statement that writes; resolves to the affected row count. */
-  async exec(text: string, values?: readonly unknown[], quiet = false): Promise<number> {
+  /**
+   * Runs a statement that writes ($1… placeholders); resolves to the affected row count. `exact`:
+   * on the one-statement path it must change one row (else any number: giving a claim back).
+   */
+  async exec(text: string, values?: readonly unknown[], quiet = false, exact = true): Promise<number> {
     this.check(true);
     this.wrote = true;
     if (!quiet) this.wakes = true;
     this.writes++;
-    if (this.optimistic && cheapKind(text) === 'defer') return this.defer(text, values, true);
+    if (this.optimistic) {
+      const shape = shapeOf(text);
+      if (shape.kind === 'defer') {
+        this.deferred.push({ text, values: values ? [...values] : [], exact, table: shape.writes });
+        return 1;
+      }
+    }
     return (await this.query(text, values)).rowCount ?? 0;
   }
 
-  /**
-   * A write that may change any number of rows (giving a claim back): deferred on the
-   * one-statement path like the others, without the check that it changed one row.
-   */
-  async execAny(text: string, values: readonly unknown[]): Promise<void> {
-    this.check(true);
-    this.wrote = true;
-    this.writes++;
-    if (this.optimistic && cheapKind(text) === 'defer') this.defer(text, values, false);
-    else await this.query(text, values);
-  }
-
-  private defer(text: string, values: readonly unknown[] | undefined, exact: boolean): number {
-    this.deferred.push({ text, values: values ? [...values] : [], exact });
-    return 1;
+  /** A quiet write that may change any number of rows (giving a claim back). */
+  execAny(text: string, values: readonly unknown[]): Promise<number> {
+    return this.exec(text, values, true, false);
   }
 
   /**
@@ -345,7 +306,11 @@ export class PgTx implements Tx, Sql {
     const pooled = this.acquire ? await this.acquire() : undefined;
     let inDoubt: Error | undefined;
     try {
-      await (pooled ?? this.client).query({ name: nameOf(text), text, values: d.flatMap((w) => w.values) });
+      await (pooled ?? this.client).query({
+        name: shapeOf(text).name,
+        text,
+        values: d.flatMap((w) => w.values),
+      });
     } catch (err) {
       if ((err as { code?: string }).code === MISSED)
         throw this.restartOn('a write missed what it promised: the full path');
@@ -357,27 +322,19 @@ export class PgTx implements Tx, Sql {
     }
   }
 
-  /** Like `rows`, for a statement that writes (`INSERT … RETURNING`, `UPDATE … RETURNING`). */
-  async change<T>(text: string, values?: readonly unknown[]): Promise<T[]> {
-    this.check(true);
-    if (this.optimistic) throw this.restartOn('a write whose rows come back runs on the full path');
-    this.wrote = true;
-    this.wakes = true;
-    this.writes++;
-    return (await this.query(text, values)).rows as T[];
-  }
-
   // The Sql seam (store/sql/query.ts).
   get writing(): boolean {
     return this.mode === 'write';
   }
 
-  all<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
-    return this.rows<T>(query.postgres, args);
+  async all<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
+    this.check(false);
+    return (await this.query(query.postgres, args)).rows as T[];
   }
 
-  get<T>(query: Query, args?: readonly unknown[]): Promise<T | undefined> {
-    return this.row<T>(query.postgres, args);
+  async get<T>(query: Query, args?: readonly unknown[]): Promise<T | undefined> {
+    this.check(false);
+    return (await this.query(query.postgres, args)).rows[0] as T | undefined;
   }
 
   async column<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
@@ -398,8 +355,14 @@ export class PgTx implements Tx, Sql {
     return this.exec(query.postgres, args, query.quiet);
   }
 
-  write<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
-    return this.change<T>(query.postgres, args);
+  /** A write whose rows come back (`… RETURNING`): never deferred. */
+  async write<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
+    this.check(true);
+    if (this.optimistic) throw this.restartOn('a write whose rows come back runs on the full path');
+    this.wrote = true;
+    this.wakes = true;
+    this.writes++;
+    return (await this.query(query.postgres, args)).rows as T[];
   }
 
   list(values: readonly (number | string)[]): readonly (number | string)[] {
@@ -454,88 +417,19 @@ export class PgTx implements Tx, Sql {
     return value;
   }
 
-  tenant(businessId: number): PgTenantTx {
-    const last = this.lastTenant;
-    if (last?.businessId === businessId) return last;
-    this.lastTenant = new PgTenantTx(this, businessId);
-    return this.lastTenant;
-  }
-
-  get idempotency(): SqlIdempotencyAnswers {
-    this._idempotency ??= new SqlIdempotencyAnswers(this, purgeLapsedClaims, (credentialKey, key) =>
+  protected override newIdempotency(): SqlIdempotencyAnswers {
+    return new SqlIdempotencyAnswers(this, purgeLapsedClaims, (credentialKey, key) =>
       this.shared.claims ? this.shared.claims.releaseIn(this, credentialKey, key) : Promise.resolve(),
     );
-    return this._idempotency;
   }
 
-  get businesses(): SqlBusinesses {
-    this._businesses ??= new SqlBusinesses(this);
-    return this._businesses;
+  protected override newDeliveries(): SqlDeliveries {
+    return new SqlDeliveries(this, this.shared.deliveryPerUrl);
   }
 
-  get credentials(): SqlCredentials {
-    this._credentials ??= new SqlCredentials(this);
-    return this._credentials;
-  }
-
-  get orders(): SqlAnyOrders {
-    this._orders ??= new SqlAnyOrders(this);
-    return this._orders;
-  }
-
-  get outbox(): SqlOutbox {
-    this._outbox ??= new SqlOutbox(this);
-    return this._outbox;
-  }
-
-  get webhooks(): SqlWebhooks {
-    this._webhooks ??= new SqlWebhooks(this);
-    return this._webhooks;
-  }
-
-  get webhookSecrets(): SqlWebhookSecrets {
-    this._webhookSecrets ??= new SqlWebhookSecrets(this);
-    return this._webhookSecrets;
-  }
-
-  get deliveries(): SqlDeliveries {
-    this._deliveries ??= new SqlDeliveries(this, this.shared.deliveryPerUrl);
-    return this._deliveries;
-  }
-}
-
-/** An error PostgreSQL raised (it carries a SQLSTATE): the transaction is aborted by it. */
-function isDatabaseError(err: unknown): boolean {
-  return err instanceof Error && typeof (err as { code?: unknown }).code === 'string' && 'severity' in err;
-}
-
-/** The advisory-lock class of "a brand's menu layers" ('menu' in ASCII); the brand id is the object. */
-const LAYERS_LOCK = 0x6d656e75;
-/** The advisory-lock class of "a SKU of a brand" ('sku ' in ASCII). */
-const SKU_LOCK = 0x736b7520;
-/** The advisory-lock class of "a branch's item states" ('stat' in ASCII); the branch id is the object. */
-const STATE_LOCK = 0x73746174;
-
-/** One business's view of a unit: every repository here is built around its business id. */
-class PgTenantTx implements TenantTx {
-  private _brands?: SqlBrands;
-  private _branches?: SqlBranches;
-  private _priceGroups?: SqlPriceGroups;
-  private _menus?: SqlMenuCatalogue;
-  private _links?: SqlMenuLinks;
-  private _layers?: SqlMenuLayers;
-  private _stock?: SqlStock;
-  private _orders?: SqlOrders;
-  private _outbox?: SqlTenantOutbox;
-  private _webhooks?: SqlTenantWebhooks;
-
-  constructor(
-    readonly tx: PgTx,
-    readonly businessId: number,
-  ) {}
-
-  /** Brands whose layers this unit has locked (a transaction-scoped lock is taken once). */
-  private readonly layersLocked = new Set<number>();
+  /** Brands whose layers, branches whose item states this unit has locked (each taken once). */
+  private layersLocked?: Set<number>;
+  private statesLocked?: Set<number>;
 
   /**
    * Sync, publish, store-level edits and enable toggles all read a store layer, change it (or
@@ -552,12 +446,13 @@ class PgTenantTx implements TenantTx {
    * the same unit (the request's handler is the whole attempt, and what follows it only stores
    * the answer).
    */
-  private async lockBrandLayers(brandId: number): Promise<void> {
-    if (this.layersLocked.has(brandId)) return;
-    await this.tx.exec('SELECT pg_advisory_xact_lock($1::int, ($2::bigint % 2147483648)::int)', [
+  async lockBrandLayers(brandId: number): Promise<void> {
+    if (this.layersLocked?.has(brandId)) return;
+    await this.exec('SELECT pg_advisory_xact_lock($1::int, ($2::bigint % 2147483648)::int)', [
       LAYERS_LOCK,
       brandId,
     ]);
+    this.layersLocked ??= new Set();
     this.layersLocked.add(brandId);
   }
 
@@ -568,89 +463,35 @@ class PgTenantTx implements TenantTx {
    * SQLite's single writer gives the caller's own "already uses" answer. The lock is its own
    * statement, so the look after it sees what the unit that held it committed.
    */
-  private async lockSku(brandId: number, sku: string): Promise<void> {
-    await this.tx.exec('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [
-      SKU_LOCK,
-      `${brandId}:${sku}`,
-    ]);
+  async lockSku(brandId: number, sku: string): Promise<void> {
+    await this.exec('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [SKU_LOCK, `${brandId}:${sku}`]);
   }
 
-  /** Branches whose item states this unit has locked (see lockBrandLayers on savepoints). */
-  private readonly statesLocked = new Set<number>();
-
   /**
-   * A write unit's first state read of a branch takes a transaction-scoped advisory lock on it
+   * A write unit's first state read of a branch (see lockBrandLayers on savepoints) takes a transaction-scoped advisory lock on it
    * (its own statement, so the read after it sees what the holder committed): two instances
    * changing one branch's items then take turns, as SQLite's single writer does, instead of each
    * starting from what the other had not committed yet (a lost change, a "went out" counted twice).
    */
-  private async lockBranchStates(branchId: number): Promise<void> {
-    if (this.statesLocked.has(branchId)) return;
-    await this.tx.exec('SELECT pg_advisory_xact_lock($1::int, ($2::bigint % 2147483648)::int)', [
+  async lockBranchStates(branchId: number): Promise<void> {
+    if (this.statesLocked?.has(branchId)) return;
+    await this.exec('SELECT pg_advisory_xact_lock($1::int, ($2::bigint % 2147483648)::int)', [
       STATE_LOCK,
       branchId,
     ]);
+    this.statesLocked ??= new Set();
     this.statesLocked.add(branchId);
   }
-
-  async business(): Promise<BusinessRow> {
-    const b = await this.tx.row<BusinessRow>(
-      'SELECT id, title, address, logo, created_at FROM businesses WHERE id = $1',
-      [this.businessId],
-    );
-    if (!b) throw new Error(`business ${this.businessId} does not exist`);
-    return b;
-  }
-
-  get brands(): SqlBrands {
-    this._brands ??= new SqlBrands(this.tx, this.businessId);
-    return this._brands;
-  }
-
-  get branches(): SqlBranches {
-    this._branches ??= new SqlBranches(this.tx, this.businessId);
-    return this._branches;
-  }
-
-  get priceGroups(): SqlPriceGroups {
-    this._priceGroups ??= new SqlPriceGroups(this.tx, this.businessId);
-    return this._priceGroups;
-  }
-
-  get orders(): SqlOrders {
-    this._orders ??= new SqlOrders(this.tx, this.businessId);
-    return this._orders;
-  }
-
-  get outbox(): SqlTenantOutbox {
-    this._outbox ??= new SqlTenantOutbox(this.tx, this.businessId);
-    return this._outbox;
-  }
-
-  get menus(): SqlMenuCatalogue {
-    this._menus ??= new SqlMenuCatalogue(this.tx, this.businessId, (brandId, sku) =>
-      this.lockSku(brandId, sku),
-    );
-    return this._menus;
-  }
-
-  get links(): SqlMenuLinks {
-    this._links ??= new SqlMenuLinks(this.tx, this.businessId);
-    return this._links;
-  }
-
-  get layers(): SqlMenuLayers {
-    this._layers ??= new SqlMenuLayers(this.tx, this.businessId, (brandId) => this.lockBrandLayers(brandId));
-    return this._layers;
-  }
-
-  get stock(): SqlStock {
-    this._stock ??= new SqlStock(this.tx, this.businessId, (branchId) => this.lockBranchStates(branchId));
-    return this._stock;
-  }
-
-  get webhooks(): SqlTenantWebhooks {
-    this._webhooks ??= new SqlTenantWebhooks(this.tx, this.businessId);
-    return this._webhooks;
-  }
 }
+
+/** An error PostgreSQL raised (it carries a SQLSTATE): the transaction is aborted by it. */
+function isDatabaseError(err: unknown): boolean {
+  return err instanceof Error && typeof (err as { code?: unknown }).code === 'string' && 'severity' in err;
+}
+
+/** The advisory-lock class of "a brand's menu layers" ('menu' in ASCII); the brand id is the object. */
+const LAYERS_LOCK = 0x6d656e75;
+/** The advisory-lock class of "a SKU of a brand" ('sku ' in ASCII). */
+const SKU_LOCK = 0x736b7520;
+/** The advisory-lock class of "a branch's item states" ('stat' in ASCII); the branch id is the object. */
+const STATE_LOCK = 0x73746174;

@@ -12,7 +12,7 @@ import type {
   DeliveryStatus,
   NewDelivery,
 } from '../deliveries-repo.js';
-import { json, q, QueryCache, type Sql } from './query.js';
+import { iso, json, q, QueryCache, type Sql } from './query.js';
 
 /**
  * An instance holds this session lock (second key: hashtext of its name) on its notification
@@ -25,7 +25,6 @@ const URL_LOCK = 0x7572_6c00;
 /** Written with every lease: a restarted process judges only its own machine's by process id. */
 const HOST = hostname();
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const DELIVERY =
   'id, event_seq, event_id, event_type, business_id, webhook_id, url, payload, batched_event_ids, status, attempts, budget_start, next_attempt_ms, created_at, updated_at';
 const CLAIMED = 'id, event_id, event_type, url, payload, business_id, attempts, budget_start, event_seq';

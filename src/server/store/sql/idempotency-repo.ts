@@ -2,7 +2,6 @@
 // stay per backend: in memory on SQLite (one process owns the file), rows with a lease on
 // PostgreSQL (every instance sees them); both read an answer with ANSWER and answerOf.
 import { IDEMPOTENCY_TTL_MS, type StoredResponse } from '../../domain/idempotency.js';
-import type { IdempotencyAnswers } from '../idempotency-repo.js';
 import { ordersTextOf } from '../outbox-repo.js';
 import { q, type Sql } from './query.js';
 
@@ -67,7 +66,7 @@ const A = {
   purge: q('DELETE FROM idempotency_keys WHERE created_ms <= ?'),
 };
 
-export class SqlIdempotencyAnswers implements IdempotencyAnswers {
+export class SqlIdempotencyAnswers {
   constructor(
     private readonly db: Sql,
     /** Run after purge() in the same unit (PostgreSQL: drop claims whose holder died). */
@@ -88,6 +87,7 @@ export class SqlIdempotencyAnswers implements IdempotencyAnswers {
     return answerOf(await this.db.get<AnswerRow>(ANSWER, [credentialKey, key]));
   }
 
+  /** Call inside the unit of work that made the change, so both commit or neither does. */
   async put(credentialKey: string, key: string, s: StoredResponse): Promise<void> {
     const ev = s.event === undefined ? undefined : this.db.unitEvents?.get(s.event);
     const byRef = ev?.payload.endsWith(`"orders":[${s.payload}]}`) === true;
@@ -107,6 +107,7 @@ export class SqlIdempotencyAnswers implements IdempotencyAnswers {
     await this.afterPut?.(credentialKey, key);
   }
 
+  /** Drops answers older than the window; returns how many. */
   async purge(now: number): Promise<number> {
     const dropped = await this.db.run(A.purge, [now - IDEMPOTENCY_TTL_MS]);
     await this.afterPurge?.(this.db, now);

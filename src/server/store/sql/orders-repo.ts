@@ -1,5 +1,5 @@
 // Orders, written once for both backends (store/sql/query.ts).
-import type { AnyOrdersRepo, OrderFilter, OrderPage, OrderRow, OrdersRepo } from '../orders-repo.js';
+import type { OrderFilter, OrderPage, OrderRow } from '../orders-repo.js';
 import { type Dialect, q, QueryCache, type Sql } from './query.js';
 
 const COLUMNS = 'id, business_id, brand_id, branch_id, status, created_ms, updated_ms, record';
@@ -43,7 +43,7 @@ const PAGE = new QueryCache(
 );
 const COUNT = new QueryCache((d, shape) => `SELECT count(*) FROM orders WHERE ${where(d, shape)}`);
 
-export class SqlOrders implements OrdersRepo {
+export class SqlOrders {
   constructor(
     private readonly db: Sql,
     private readonly businessId: number,
@@ -79,6 +79,10 @@ export class SqlOrders implements OrdersRepo {
     return { total, records };
   }
 
+  /**
+   * The id the next order will take: minted inside the write unit that inserts it (the record
+   * names its own id), never one used before.
+   */
   async nextId(): Promise<number> {
     // In the write unit that inserts it: SQLite's write lock, or PostgreSQL's sequence (never
     // handed out twice, whatever commits or rolls back). Orders are never deleted.
@@ -111,7 +115,7 @@ export class SqlOrders implements OrdersRepo {
   }
 }
 
-export class SqlAnyOrders implements AnyOrdersRepo {
+export class SqlAnyOrders {
   constructor(private readonly db: Sql) {}
 
   get(id: number): Promise<OrderRow | undefined> {

@@ -4,15 +4,12 @@ import {
   eventPayload,
   type NewEvent,
   type OutboxEvent,
-  type OutboxRepo,
   type OutboxStatus,
   seqOfEventId,
-  type TenantOutbox,
   type UnfannedEvent,
 } from '../outbox-repo.js';
-import { type Dialect, q, type Sql } from './query.js';
+import { type Dialect, iso, q, type Sql } from './query.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const EVENT =
   'seq, id, type, business_id, brand_id, branch_id, order_id, payload, status, attempts, next_attempt_ms, last_error, created_at, updated_at, batched_into';
 const UNFANNED = 'seq, id, type, business_id, brand_id, branch_id, payload, next_attempt_ms';
@@ -68,12 +65,13 @@ const E = {
   ),
 };
 
-export class SqlTenantOutbox implements TenantOutbox {
+export class SqlTenantOutbox {
   constructor(
     private readonly db: Sql,
     private readonly businessId: number,
   ) {}
 
+  /** Writes one pending event in this unit (it commits or rolls back with the change); returns its id. */
   async enqueue(e: NewEvent): Promise<string> {
     const [s] = await this.db.all<{ seq: number; heard: boolean | number }>(E.next, [
       this.businessId,
@@ -109,7 +107,7 @@ export class SqlTenantOutbox implements TenantOutbox {
   }
 }
 
-export class SqlOutbox implements OutboxRepo {
+export class SqlOutbox {
   constructor(private readonly db: Sql) {}
 
   async get(id: string): Promise<OutboxEvent | undefined> {
@@ -123,10 +121,15 @@ export class SqlOutbox implements OutboxRepo {
     return this.db.all(this.db.writing ? E.unfannedLocked : E.unfanned, [limit]);
   }
 
+  /**
+   * The event has become deliveries (`batchedInto`: the event whose delivery carries it). With
+   * `done`, it had no receiver: it is settled at once (delivered, no attempt).
+   */
   async markFanned(seq: number, batchedInto: string | null, now: number, done = false): Promise<void> {
     await this.db.run(done ? E.fannedDone : E.fanned, [batchedInto, iso(now), seq]);
   }
 
+  /** Keeps an event (and the events batched into it) in step with its deliveries. */
   async settle(
     seq: number,
     eventId: string,
@@ -137,10 +140,12 @@ export class SqlOutbox implements OutboxRepo {
     await this.db.run(E.settle, [status, attempts, iso(now), seq, eventId]);
   }
 
+  /** Replay: the event (and those batched into it) pending again. */
   async reopen(eventId: string, now: number): Promise<void> {
     await this.db.run(E.reopen, [iso(now), seqOfEventId(eventId) ?? -1, eventId]);
   }
 
+  /** Replay of an event nobody received: offered to today's receivers. */
   async refanOut(seq: number, now: number): Promise<void> {
     await this.db.run(E.refanOut, [iso(now), seq]);
   }

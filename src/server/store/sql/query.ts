@@ -189,6 +189,14 @@ export interface Sql {
    * event's one order refers to it instead of keeping a copy (idempotency-repo.ts).
    */
   readonly unitEvents?: Map<string, { seq: number; payload: string }>;
+  /**
+   * A shared store's advisory locks, held until the unit ends (PostgreSQL; where one process
+   * writes, absent): what a write unit reads to change and write back (a brand's menu layers, a
+   * branch's item states) or checks before writing (a brand's SKU) is then taken in turns.
+   */
+  lockBrandLayers?(brandId: number): Promise<void>;
+  lockBranchStates?(branchId: number): Promise<void>;
+  lockSku?(brandId: number, sku: string): Promise<void>;
 }
 
 /** An instant as both backends store it and the wire shows it: ISO 8601 text, UTC, milliseconds. */

@@ -1,6 +1,6 @@
 // Item state, snooze and stock per branch, and the OOS history, written once for both backends
 // (store/sql/query.ts). A shared store adds the lock that makes two instances' changes of one
-// branch's item states take turns (PostgreSQL: an advisory lock, PgTenantTx.lockBranchStates).
+// branch's item states take turns (PostgreSQL: an advisory lock, PgTx.lockBranchStates).
 import { DEFAULT_STATE, type ItemState } from '../../domain/menus.js';
 import type { ActivityFilter, ActivityRow, ActivitySummary, NewActivity, EntityType } from '../stock-repo.js';
 import { ownsBranch } from './brands-repo.js';
@@ -81,13 +81,6 @@ export class SqlStock {
   constructor(
     private readonly db: Sql,
     private readonly businessId: number,
-    /**
-     * A shared store's lock on a branch's item states, taken in a write unit before its first
-     * state read: the state read is changed and written back (with an OOS history row saying
-     * what it was before), and two instances doing that at once would each start from what the
-     * other had not committed yet.
-     */
-    private readonly lockBranch?: (branchId: number) => Promise<void>,
   ) {}
 
   /** Every item of the branch whose state left the default. */
@@ -97,7 +90,7 @@ export class SqlStock {
   }
 
   async state(branchId: number, itemId: number): Promise<ItemState> {
-    if (this.db.writing) await this.lockBranch?.(branchId);
+    if (this.db.writing) await this.db.lockBranchStates?.(branchId);
     const r = await this.db.get<StateRow>(S.state, [this.businessId, branchId, itemId]);
     return r ? toState(r) : { ...DEFAULT_STATE };
   }

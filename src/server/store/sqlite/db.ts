@@ -1,9 +1,19 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import Database, { type Statement } from 'better-sqlite3';
+import type { Query } from '../sql/query.js';
 import { schemaSql } from '../sql/schema.js';
 import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
+
+/** The query's statement on `db`, prepared once and kept on the query (one connection per process). */
+export function prepared(db: Db, query: Query): Statement {
+  if (query.cachedOn !== db) {
+    query.cached = db.prepare(query.sqlite);
+    query.cachedOn = db;
+  }
+  return query.cached as Statement;
+}
 
 interface OpenOptions {
   /** `normal`: survives a process kill (WAL + synchronous=NORMAL); `full`: also power loss. */

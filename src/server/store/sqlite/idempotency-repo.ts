@@ -1,8 +1,7 @@
 import { isFresh } from '../../domain/idempotency.js';
 import type { Begun, IdempotencyClaims } from '../idempotency-repo.js';
 import { ANSWER, type AnswerRow, answerOf } from '../sql/idempotency-repo.js';
-import type { Db } from './db.js';
-import { sql } from './statements.js';
+import { type Db, prepared } from './db.js';
 
 /**
  * One process owns the SQLite file, so its claims live in memory (a restart drops them all).
@@ -18,7 +17,7 @@ export class MemoryClaims implements IdempotencyClaims {
   async begin(credentialKey: string, key: string, now: number): Promise<Begun> {
     const slot = `${credentialKey}\n${key}`;
     if (this.held.has(slot)) return { kind: 'in_flight' };
-    const answer = answerOf(sql(this.db, ANSWER.sqlite).get(credentialKey, key) as AnswerRow | undefined);
+    const answer = answerOf(prepared(this.db, ANSWER).get(credentialKey, key) as AnswerRow | undefined);
     if (answer && isFresh(answer, now)) return { kind: 'stored', answer };
     this.held.add(slot);
     // Look and claim were one synchronous step: no answer can have been stored in between.

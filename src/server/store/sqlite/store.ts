@@ -2,7 +2,8 @@ import type { Store, UnitFn } from '../store.js';
 import type { Db } from './db.js';
 import { MemoryClaims } from './idempotency-repo.js';
 import { MemoryRateLimits } from './rate-limits-repo.js';
-import { SqliteShared, SqliteTx } from './tx.js';
+import { BranchPageCache } from '../sql/brands-repo.js';
+import { SqliteTx } from './tx.js';
 import { type UnitOfWorkError, UnitQueue } from './unit-of-work.js';
 
 interface SqliteStoreOptions {
@@ -15,7 +16,7 @@ export class SqliteStore implements Store {
   readonly claims: MemoryClaims;
   readonly rateLimits = new MemoryRateLimits();
   readonly units: UnitQueue;
-  private readonly shared = new SqliteShared();
+  private readonly branchPages = new BranchPageCache();
 
   constructor(
     /** The connection itself, for tests and tools only: the server goes through units. */
@@ -24,15 +25,16 @@ export class SqliteStore implements Store {
   ) {
     this.claims = new MemoryClaims(db);
     this.units = new UnitQueue(db, opts.onStuck ? { onStuck: opts.onStuck } : {});
-    this.units.onRollback(() => this.shared.clear());
+    // A group rolled back: anything cached from what it had written is gone with it.
+    this.units.onRollback(() => this.branchPages.clear());
   }
 
   read<T>(fn: UnitFn<T>): Promise<T> {
-    return this.units.run('read', (unit) => fn(new SqliteTx(this.db, unit, this.shared)));
+    return this.units.run('read', (unit) => fn(new SqliteTx(this.db, unit, this.branchPages)));
   }
 
   write<T>(fn: UnitFn<T>): Promise<T> {
-    return this.units.run('write', (unit) => fn(new SqliteTx(this.db, unit, this.shared)));
+    return this.units.run('write', (unit) => fn(new SqliteTx(this.db, unit, this.branchPages)));
   }
 
   onCommit(fn: () => void): () => void {

@@ -1,5 +1,13 @@
-import type { Db } from './db.js';
-import { sql } from './statements.js';
+import { q } from '../sql/query.js';
+import { type Db, prepared } from './db.js';
+
+const S = {
+  begin: q('BEGIN IMMEDIATE'),
+  savepoint: q('SAVEPOINT unit'),
+  rollbackTo: q('ROLLBACK TO unit'),
+  release: q('RELEASE unit'),
+  commit: q('COMMIT'),
+};
 
 /**
  * The unit of work on SQLite's one connection, with group commit.
@@ -122,10 +130,10 @@ export class UnitQueue {
     try {
       if (job.mode === 'write') {
         if (!this.groupOpen) {
-          sql(this.db, 'BEGIN IMMEDIATE').run();
+          prepared(this.db, S.begin).run();
           this.groupOpen = true;
         }
-        sql(this.db, 'SAVEPOINT unit').run();
+        prepared(this.db, S.savepoint).run();
       }
       result = job.fn(unit);
     } catch (err) {
@@ -146,8 +154,8 @@ export class UnitQueue {
     this.running = undefined;
     if (unit.mode === 'write' && this.groupOpen) {
       try {
-        if (!ok) sql(this.db, 'ROLLBACK TO unit').run();
-        sql(this.db, 'RELEASE unit').run();
+        if (!ok) prepared(this.db, S.rollbackTo).run();
+        prepared(this.db, S.release).run();
       } catch (err) {
         // A savepoint that cannot be released: the whole group is suspect.
         if (ok) {
@@ -185,8 +193,8 @@ export class UnitQueue {
       this.running = undefined;
       if (r.unit.mode === 'write' && this.groupOpen) {
         try {
-          sql(this.db, 'ROLLBACK TO unit').run();
-          sql(this.db, 'RELEASE unit').run();
+          prepared(this.db, S.rollbackTo).run();
+          prepared(this.db, S.release).run();
         } catch (e) {
           this.abortGroup(e);
         }
@@ -204,7 +212,7 @@ export class UnitQueue {
       this.groupWakes = false;
       let error: unknown;
       try {
-        sql(this.db, 'COMMIT').run();
+        prepared(this.db, S.commit).run();
       } catch (err) {
         error = err;
         if (this.db.inTransaction) this.db.exec('ROLLBACK');

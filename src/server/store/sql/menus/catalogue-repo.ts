@@ -190,18 +190,13 @@ const I = {
 };
 
 class SqlMenuItems extends SqlMenuEntities<ItemRow, ItemFields> {
-  constructor(
-    db: Sql,
-    businessId: number,
-    /** A shared store's lock on a brand's SKU, taken in a write unit before the look. */
-    private readonly lockSku?: (brandId: number, sku: string) => Promise<void>,
-  ) {
+  constructor(db: Sql, businessId: number) {
     super(db, businessId, ITEMS);
   }
 
-  /** Another item of the brand with this SKU (a SKU is unique within a brand). */
+  /** Another item of the brand with this SKU (a SKU is unique within a brand; locked first: Sql.lockSku). */
   async withSku(brandId: number, sku: string, exceptId = 0): Promise<number | undefined> {
-    if (this.db.writing) await this.lockSku?.(brandId, sku);
+    if (this.db.writing) await this.db.lockSku?.(brandId, sku);
     return this.db.value<number>(I.withSku, [brandId, sku, exceptId, this.businessId]);
   }
 
@@ -217,10 +212,10 @@ export class SqlMenuCatalogue {
   readonly items: SqlMenuItems;
   readonly groups: SqlMenuEntities<GroupRow, GroupFields>;
 
-  constructor(db: Sql, businessId: number, lockSku?: (brandId: number, sku: string) => Promise<void>) {
+  constructor(db: Sql, businessId: number) {
     this.sections = new SqlMenuEntities(db, businessId, SECTIONS);
     this.categories = new SqlMenuEntities(db, businessId, CATEGORIES);
-    this.items = new SqlMenuItems(db, businessId, lockSku);
+    this.items = new SqlMenuItems(db, businessId);
     this.groups = new SqlMenuEntities(db, businessId, GROUPS);
   }
 }

@@ -60,12 +60,10 @@ export class SqlMenuLayers {
   constructor(
     private readonly db: Sql,
     private readonly businessId: number,
-    /** A shared store's lock on a brand's layers, taken before a unit first reads or writes one. */
-    private readonly lockBrand?: (brandId: number) => Promise<void>,
   ) {}
 
   async storeLayer(brandId: number, branchId: number): Promise<MenuDef | null> {
-    await this.lockBrand?.(brandId);
+    await this.db.lockBrandLayers?.(brandId);
     const t = await this.db.value<unknown>(L.tree, [brandId, branchId, this.businessId]);
     return t === undefined ? null : json<MenuDef>(t);
   }
@@ -78,7 +76,7 @@ export class SqlMenuLayers {
     now: number,
     synced: boolean,
   ): Promise<void> {
-    await this.lockBrand?.(brandId);
+    await this.db.lockBrandLayers?.(brandId);
     const at = iso(now);
     await this.db.run(L.saveTree, [
       brandId,
