@@ -31,28 +31,24 @@ const TAKE = takeSql(
   'VALUES ($1, $2::double precision - CASE WHEN $2 >= 1 THEN 1 ELSE 0 END, $3, $2 >= 1)',
 );
 
-// The credential's row as committed now and, if it is not revoked, a take from its bucket at the
-// row's own limit: the per-request credential check and rate take in one round trip.
-const ADMIT = `
-  WITH c AS (SELECT ${CREDENTIAL} FROM credentials WHERE key = $1),
-  t AS (${takeSql(
-    '(SELECT rate_limit FROM c)::double precision',
-    '$2',
-    `SELECT key, rate_limit::double precision - CASE WHEN rate_limit >= 1 THEN 1 ELSE 0 END, $2, rate_limit >= 1
-       FROM c WHERE revoked_at IS NULL`,
-  )})
-  SELECT c.*, t.tokens, t.allowed FROM c LEFT JOIN t ON true`;
-
-// The same with the claim of the request's Idempotency-Key (PgClaims), taken only by a request the
-// take allowed: a partner write's admit, its rate take and its claim in one round trip. `$5` is now.
-const ADMIT_CLAIM = `
+// The credential's row as committed now (`cr`) and, if it is not revoked, a take from its bucket
+// at the row's own limit (`t`): the per-request credential check and rate take in one round trip.
+// `$1` is the key; `now` the placeholder of the time.
+const admitCtes = (now: string) => `
   WITH cr AS (SELECT ${CREDENTIAL} FROM credentials WHERE key = $1),
   t AS (${takeSql(
     '(SELECT rate_limit FROM cr)::double precision',
-    '$5',
-    `SELECT key, rate_limit::double precision - CASE WHEN rate_limit >= 1 THEN 1 ELSE 0 END, $5, rate_limit >= 1
+    now,
+    `SELECT key, rate_limit::double precision - CASE WHEN rate_limit >= 1 THEN 1 ELSE 0 END, ${now}, rate_limit >= 1
        FROM cr WHERE revoked_at IS NULL`,
-  )}),
+  )})`;
+
+const ADMIT = `${admitCtes('$2')}
+  SELECT cr.*, t.tokens, t.allowed FROM cr LEFT JOIN t ON true`;
+
+// The same with the claim of the request's Idempotency-Key (PgClaims's CTEs, `$1`–`$6`), taken
+// only by a request the take allowed: a partner write's admit, rate take and claim in one round trip.
+const ADMIT_CLAIM = `${admitCtes('$5')},
   ${claimCtes('EXISTS (SELECT 1 FROM t WHERE t.allowed)')}
   SELECT cr.*, t.tokens, t.allowed, a.*, ${CLAIM_TAKEN} FROM cr LEFT JOIN t ON true LEFT JOIN a ON true`;
 
