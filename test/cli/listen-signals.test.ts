@@ -9,7 +9,8 @@ import { tempDir } from './run-cli.js';
 
 // `partner listen --local` through the binary, stopped by each signal a person's terminal sends:
 // Ctrl-C (SIGINT), `kill` (SIGTERM) and the terminal window closed (SIGHUP). Each time the
-// registration it made on the local server is removed before it exits.
+// registration it made on the local server is removed before it exits. And `partner inspect`,
+// stopped the instant it says Ctrl-C stops.
 
 const bin = join(fileURLToPath(new URL('../../', import.meta.url)), 'bin/partner.js');
 
@@ -60,6 +61,22 @@ async function listen(nodeArgs: string[] = []) {
   return { child, url, exited, stderr: () => stderr };
 }
 
+/** A script for node's --require: the process sends itself `signal` from inside the stderr write of `line`. */
+function signalOnLine(line: string, signal: NodeJS.Signals): string {
+  const preload = join(tempDir('partner-preload-'), 'signal-on-line.cjs');
+  writeFileSync(
+    preload,
+    `const write = process.stderr.write;
+process.stderr.write = function (chunk, ...rest) {
+  const r = write.call(this, chunk, ...rest);
+  if (String(chunk).includes(${JSON.stringify(line)})) process.kill(process.pid, ${JSON.stringify(signal)});
+  return r;
+};
+`,
+  );
+  return preload;
+}
+
 describe('partner listen --local stops on a signal and removes its registration', { timeout: 60_000 }, () => {
   for (const signal of ['SIGHUP', 'SIGTERM', 'SIGINT'] as const) {
     it(signal, async () => {
@@ -80,20 +97,41 @@ describe('partner listen --local stops on a signal and removes its registration'
   // before kill() returns.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     it(`${signal} the instant "Listening on" is written`, async () => {
-      const preload = join(tempDir('partner-preload-'), 'signal-on-listening.cjs');
-      writeFileSync(
-        preload,
-        `const write = process.stderr.write;
-process.stderr.write = function (chunk, ...rest) {
-  const r = write.call(this, chunk, ...rest);
-  if (String(chunk).includes('Listening on')) process.kill(process.pid, ${JSON.stringify(signal)});
-  return r;
-};
-`,
-      );
-      const l = await listen(['--require', preload]);
+      const l = await listen(['--require', signalOnLine('Listening on', signal)]);
       expect({ ...(await l.exited), stderr: l.stderr() }).toMatchObject({ code: 0, signal: null });
       expect(await registered()).not.toContain(l.url);
     });
   }
+});
+
+// `partner inspect` printed "Ctrl-C stops." before it listened for the signals, as listen did.
+describe('partner inspect stops cleanly on a signal the instant "Ctrl-C stops." is written', () => {
+  it('SIGINT', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--require', signalOnLine('Ctrl-C stops.', 'SIGINT'), bin, 'inspect', '--port', '0'],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: tempDir('partner-home-'),
+          PARTNER_CONFIG_DIR: configDir,
+          PARTNER_DATA_DIR: s.dataDir,
+          PARTNER_KEYRING: 'off',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    const end = await new Promise<Exit>((resolve) =>
+      child.on('exit', (code, sig) => resolve({ code, signal: sig })),
+    );
+    expect({ ...end, stderr }).toMatchObject({
+      code: 0,
+      signal: null,
+      stderr: expect.stringContaining('Ctrl-C stops.'),
+    });
+  }, 60_000);
 });
