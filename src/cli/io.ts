@@ -56,6 +56,17 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  * draining), and a second signal quits at once with 128 + its number. Staying also matters to
  * signal-exit (loaded by prompt and spinner libraries): on a signal it finds no listener but its
  * own, it re-raises the signal and the process dies by it, skipping the clean-up.
+ *
+ * That second-signal listener replaces the first one only once the first signal's dispatch is over
+ * (every listener of it has run), because when-exit (atomically's, loaded with the profiles file)
+ * re-raises the first signal from its own listener with process.kill(process.pid, sig), whatever
+ * else listens: that copy is already queued in Node's signal handle when the dispatch ends, and
+ * would count as a second signal (a single Ctrl-C then exited 130 without its clean-up). Removing
+ * our listener then closes the handle, dropping what it has queued, and adding the next one opens a
+ * fresh one. A real second signal in between (a few synchronous statements) meets no handle and
+ * ends the process by the signal: the forced exit it asks for. The drop needs our listener to be
+ * the signal's last one once when-exit's has gone, as in listen and local start (traced: no other
+ * listener); src/cli/io.signals.test.ts runs it beside both libraries, in both load orders.
  */
 export function untilSignal(cancel?: AbortSignal): Promise<string> {
   return new Promise((resolve) => {
@@ -63,10 +74,15 @@ export function untilSignal(cancel?: AbortSignal): Promise<string> {
       for (const s of STOP_SIGNALS) process.off(s, on);
     };
     const again = (sig: NodeJS.Signals) => process.exit(128 + (osConstants.signals[sig] ?? 0));
+    let stopping = false;
     const on = (sig: NodeJS.Signals) => {
-      off();
-      for (const s of STOP_SIGNALS) process.on(s, again);
+      if (stopping) return;
+      stopping = true;
       resolve(sig);
+      process.nextTick(() => {
+        off();
+        for (const s of STOP_SIGNALS) process.on(s, again);
+      });
     };
     for (const s of STOP_SIGNALS) process.on(s, on);
     cancel?.addEventListener('abort', off, { once: true });

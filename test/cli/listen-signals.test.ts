@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +9,8 @@ import { tempDir } from './run-cli.js';
 
 // `partner listen --local` through the binary, stopped by each signal a person's terminal sends:
 // Ctrl-C (SIGINT), `kill` (SIGTERM) and the terminal window closed (SIGHUP). Each time the
-// registration it made on the local server is removed before it exits.
+// registration it made on the local server is removed before it exits. And `partner inspect`,
+// stopped the instant it says Ctrl-C stops.
 
 const bin = join(fileURLToPath(new URL('../../', import.meta.url)), 'bin/partner.js');
 
@@ -29,10 +31,86 @@ const registered = async () =>
     }[]
   ).map((w) => w.url);
 
+type Exit = { code: number | null; signal: NodeJS.Signals | null };
+
+/** Starts `listen --local`; resolves with its URL once it has printed "Listening on". */
+async function listen(nodeArgs: string[] = []) {
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'listen', '--local', '--port', '0'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: tempDir('partner-home-'),
+      PARTNER_CONFIG_DIR: configDir,
+      PARTNER_DATA_DIR: s.dataDir,
+      PARTNER_KEYRING: 'off',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const exited = new Promise<Exit>((resolve) =>
+    child.on('exit', (code, sig) => resolve({ code, signal: sig })),
+  );
+  // The registration is made before the "Listening on" line: wait for that line (or an exit).
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      const m = /Listening on (\S+?)[;\s]/.exec(stderr);
+      if (m) resolve(m[1]!);
+    });
+    void exited.then((e) => reject(new Error(`listen exited (${e.code ?? e.signal}) early: ${stderr}`)));
+  });
+  return { child, url, exited, stderr: () => stderr };
+}
+
+/** A script for node's --require: the process sends itself `signal` from inside the stderr write of `line`. */
+function signalOnLine(line: string, signal: NodeJS.Signals): string {
+  const preload = join(tempDir('partner-preload-'), 'signal-on-line.cjs');
+  writeFileSync(
+    preload,
+    `const write = process.stderr.write;
+process.stderr.write = function (chunk, ...rest) {
+  const r = write.call(this, chunk, ...rest);
+  if (String(chunk).includes(${JSON.stringify(line)})) process.kill(process.pid, ${JSON.stringify(signal)});
+  return r;
+};
+`,
+  );
+  return preload;
+}
+
 describe('partner listen --local stops on a signal and removes its registration', { timeout: 60_000 }, () => {
   for (const signal of ['SIGHUP', 'SIGTERM', 'SIGINT'] as const) {
     it(signal, async () => {
-      const child = spawn(process.execPath, [bin, 'listen', '--local', '--port', '0'], {
+      const l = await listen();
+      expect(await registered()).toContain(l.url);
+      l.child.kill(signal);
+      expect({ ...(await l.exited), stderr: l.stderr() }).toMatchObject({ code: 0, signal: null });
+      expect(await registered()).not.toContain(l.url);
+    });
+  }
+
+  // The line says Ctrl-C stops, so a Ctrl-C the instant it appears must stop cleanly too. The
+  // listener used to be added just after the line was written: a signal in between (a busy machine
+  // that paused listen there while the reader saw the line) met no listener but signal-exit's,
+  // which re-raised it, and listen died by it with its webhook left registered. Here the signal is
+  // sent by listen itself, from inside the write of that line (a --require'd script wraps stderr's
+  // write), so it always lands at that instant: the kernel delivers a signal a process sends itself
+  // before kill() returns.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    it(`${signal} the instant "Listening on" is written`, async () => {
+      const l = await listen(['--require', signalOnLine('Listening on', signal)]);
+      expect({ ...(await l.exited), stderr: l.stderr() }).toMatchObject({ code: 0, signal: null });
+      expect(await registered()).not.toContain(l.url);
+    });
+  }
+});
+
+// `partner inspect` printed "Ctrl-C stops." before it listened for the signals, as listen did.
+describe('partner inspect stops cleanly on a signal the instant "Ctrl-C stops." is written', () => {
+  it('SIGINT', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--require', signalOnLine('Ctrl-C stops.', 'SIGINT'), bin, 'inspect', '--port', '0'],
+      {
         env: {
           PATH: process.env.PATH ?? '',
           HOME: tempDir('partner-home-'),
@@ -41,25 +119,19 @@ describe('partner listen --local stops on a signal and removes its registration'
           PARTNER_KEYRING: 'off',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-        child.on('exit', (code, sig) => resolve({ code, signal: sig })),
-      );
-      // The registration is made before the "Listening on" line: wait for that line (or an exit).
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-          stderr += d;
-          const m = /Listening on (\S+?)[;\s]/.exec(stderr);
-          if (m) resolve(m[1]!);
-        });
-        void exited.then((e) => reject(new Error(`listen exited (${e.code ?? e.signal}) early: ${stderr}`)));
-      });
-      expect(await registered()).toContain(url);
-      child.kill(signal);
-      const end = await exited;
-      expect({ ...end, stderr }).toMatchObject({ code: 0, signal: null });
-      expect(await registered()).not.toContain(url);
+      },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
     });
-  }
+    const end = await new Promise<Exit>((resolve) =>
+      child.on('exit', (code, sig) => resolve({ code, signal: sig })),
+    );
+    expect({ ...end, stderr }).toMatchObject({
+      code: 0,
+      signal: null,
+      stderr: expect.stringContaining('Ctrl-C stops.'),
+    });
+  }, 60_000);
 });

@@ -82,6 +82,10 @@ export async function runInspect(ctx: Ctx, opts: InspectCommandOptions): Promise
       throw new UsageError(`--port ${port} is in use: pass --port N (0 picks a free one)`);
     throw err;
   });
+  // Listening for the stop signals before "Ctrl-C stops." is printed, not after (a Ctrl-C in
+  // between met no listener and killed the process; listen-run.ts says more).
+  const cancelled = new AbortController();
+  const stopRequested = io.untilStopped ? io.untilStopped() : untilSignal(cancelled.signal);
   try {
     await announce(inspect, io.stdout, io.stderr, io.env, opts.open, wrapColumns(io, 'stdout'));
     const lines = [
@@ -94,9 +98,10 @@ export async function runInspect(ctx: Ctx, opts: InspectCommandOptions): Promise
       'Ctrl-C stops.',
     ];
     io.stderr.write(`${lines.join('\n')}\n`);
-    await (io.untilStopped ?? untilSignal)();
+    await stopRequested;
   } finally {
     await inspect.close();
+    cancelled.abort();
   }
   return 0;
 }

@@ -99,6 +99,13 @@ export async function runListen(ctx: Ctx, opts: ListenOptions): Promise<number> 
       throw new UsageError(`port ${opts.port} is in use: pass --port N (0 picks a free one)`);
     throw err;
   });
+  // Listening for the stop signals before the webhook is registered and "Listening on …; Ctrl-C
+  // stops" is printed: added after that line, as it was, a Ctrl-C that came while listen was
+  // between the write and the listener (a busy machine pauses it there) met no listener, and
+  // listen died by the signal with its webhook left registered. One that comes during the
+  // registration stops listen as soon as it is made.
+  const cancelled = new AbortController();
+  const stopRequested = io.untilStopped ? io.untilStopped() : untilSignal(cancelled.signal);
   let inspect: Awaited<ReturnType<NonNullable<typeof insp>['startInspect']>> | undefined;
   try {
     if (insp && recorder) {
@@ -142,7 +149,7 @@ export async function runListen(ctx: Ctx, opts: ListenOptions): Promise<number> 
         wrapColumns(io, 'stderr'),
       ),
     );
-    await (io.untilStopped ?? untilSignal)();
+    await stopRequested;
   } finally {
     if (local?.webhookId !== undefined) {
       await local.operator
@@ -153,6 +160,8 @@ export async function runListen(ctx: Ctx, opts: ListenOptions): Promise<number> 
     }
     await inspect?.close();
     await receiver.close();
+    // A failed start's listeners go (a stop's own stay until the exit: a second signal forces it).
+    cancelled.abort();
   }
   return 0;
 }
