@@ -4,11 +4,17 @@ import { makeCtx } from './context.js';
 import type { Io } from './io.js';
 import { MANIFEST } from './manifest/data.js';
 
-function io(tty: boolean): Io & { err: () => string } {
+function io(tty: boolean, onErr: (all: string) => void = () => undefined): Io & { err: () => string } {
   let err = '';
   return {
     stdout: { write: () => true },
-    stderr: { write: (s: string) => (err += s) },
+    stderr: {
+      write: (s: string) => {
+        err += s;
+        onErr(err);
+        return true;
+      },
+    },
     stdin: process.stdin,
     stdoutIsTTY: tty,
     stderrIsTTY: tty,
@@ -26,10 +32,18 @@ function io(tty: boolean): Io & { err: () => string } {
 const slow = () => new Promise((r) => setTimeout(() => r('done'), 400));
 
 describe('ctx.spin', () => {
-  it('shows a spinner on stderr for a slow call on a terminal', async () => {
-    const i = io(true);
+  it('shows a spinner on stderr for a call still running after a moment, on a terminal', async () => {
+    // The call ends once the spinner has shown (or the test times out): no race with the
+    // spinner's delay and ora's loading on a busy machine.
+    let shown!: () => void;
+    const spinnerShown = new Promise<void>((r) => {
+      shown = r;
+    });
+    const i = io(true, (all) => {
+      if (all.includes('Working…')) shown();
+    });
     const ctx = makeCtx(i, MANIFEST, new Command());
-    expect(await ctx.spin('Working…', slow)).toBe('done');
+    expect(await ctx.spin('Working…', () => spinnerShown.then(() => 'done'))).toBe('done');
     expect(i.err()).toContain('Working…');
   });
   it('shows nothing off a terminal, or for a quick call', async () => {
