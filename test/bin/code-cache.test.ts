@@ -156,4 +156,30 @@ describe('what an API command loads', { timeout: BUSY_TIMEOUT }, () => {
     // node:http is listed: the trace sees what was loaded at all.
     expect(r.stderr).toMatch(/^\[loaded\] NativeModule http$/m);
   });
+
+  it('no Intl.Segmenter (wrap-ansi and string-width make theirs on first use: ~16 ms each at load)', async () => {
+    const dir = tempDir('partner-trace-');
+    const trace = join(dir, 'trace.cjs');
+    // Counts the segmenters made, whoever makes them; one made here shows the count works.
+    writeFileSync(
+      trace,
+      [
+        'const Real = Intl.Segmenter; let made = 0;',
+        'Intl.Segmenter = class extends Real { constructor(...a) { super(...a); made++; } };',
+        "new Intl.Segmenter(); process.on('exit', () => process._rawDebug('[segmenters] ' + made));",
+        '',
+      ].join('\n'),
+    );
+    const r = await node(
+      ['-r', trace, join(root, 'bin/partner.js'), 'orders', 'statuses', '--json'],
+      env({
+        PARTNER_CONFIG_DIR: tempDir('partner-config-'),
+        PARTNER_BASE_URL: s.baseUrl,
+        PARTNER_KEY: s.credential.key,
+        PARTNER_SECRET: s.credential.secret,
+      }),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^\[segmenters\] 1$/m);
+  });
 });
