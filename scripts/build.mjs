@@ -79,7 +79,7 @@ const lazyChildProcessPlugin = {
   },
 };
 
-// string-width 8 (bundled through wrap-ansi into the hot chunk, and through ora) builds an
+// string-width 8 (bundled through wrap-ansi, once in the hot chunk, and through ora) builds an
 // Intl.Segmenter and compiles Unicode property regular expressions (`/v`) as it loads: the hot
 // chunk's load went from 29 to 74 ms of every command's start when wrap-ansi came in, and most
 // commands never measure a width. Each is made on its first use instead: the same objects, so
@@ -117,11 +117,11 @@ const lazyStringWidthPlugin = {
   },
 };
 
-// wrap-ansi 10 (text-width's wrap helper, in the hot chunk for the help footer) makes its own
-// Intl.Segmenter as it loads: ~16 ms of CPU at every start (V8 loads ICU's break-iterator data),
-// for the few commands that wrap text on a terminal, and then only for text that is not plain
-// ASCII. Made on its first use instead, like string-width's above; checkHotChunks() refuses any
-// other Intl.Segmenter made at a hot chunk's load.
+// wrap-ansi 10 (text-width.ts's wrap helper: help and messages at a terminal) makes its own
+// Intl.Segmenter as it loads: ~16 ms of CPU (V8 loads ICU's break-iterator data), which it uses
+// only for text that is not plain ASCII. Made on its first use instead, like string-width's above.
+// wrap-ansi is in a lazy chunk since; checkHotChunks() refuses an Intl object made at a hot
+// chunk's load, whichever module brings it.
 const lazyWrapAnsiPlugin = {
   name: 'partner-lazy-wrap-ansi',
   transform(code, id) {

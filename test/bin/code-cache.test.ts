@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -155,6 +155,19 @@ describe('what an API command loads', { timeout: BUSY_TIMEOUT }, () => {
     expect(r.code, r.stderr).toBe(0);
     // node:http is listed: the trace sees what was loaded at all.
     expect(r.stderr).toMatch(/^\[loaded\] NativeModule http$/m);
+  });
+
+  it('not wrap-ansi and its tables: help at a terminal loads them from a lazy chunk', () => {
+    const map = JSON.parse(readFileSync(join(root, 'dist/chunks/api-command.cjs.map'), 'utf8')) as {
+      sources: string[];
+    };
+    const packages = new Set(
+      map.sources.flatMap((s) => /.*node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(s)?.[1] ?? []),
+    );
+    // commander is there: the check sees bundled packages at all.
+    expect(packages).toContain('commander');
+    for (const p of ['wrap-ansi', 'string-width', 'ansi-styles', 'get-east-asian-width'])
+      expect(packages).not.toContain(p);
   });
 
   it('no Intl.Segmenter (wrap-ansi and string-width make theirs on first use: ~16 ms each at load)', async () => {
