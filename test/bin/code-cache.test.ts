@@ -136,12 +136,12 @@ fs.writeFileSync(${JSON.stringify(`${src}.v8cache`)}, s.createCachedData());`;
 });
 
 describe('what an API command loads', { timeout: BUSY_TIMEOUT }, () => {
-  it('not node:child_process (commander needs it only for executable subcommands)', async () => {
+  it('not node:child_process (commander needs it only for executable subcommands) nor node:fs/promises (@file input only)', async () => {
     const dir = tempDir('partner-trace-');
     const trace = join(dir, 'trace.cjs');
     writeFileSync(
       trace,
-      "process.on('exit', () => process._rawDebug('[loaded] ' + process.moduleLoadList.filter((m) => /^NativeModule (child_process|http)$/.test(m)).join(',')));\n",
+      "process.on('exit', () => process._rawDebug('[loaded] ' + process.moduleLoadList.filter((m) => /^NativeModule (child_process|http|fs\\/promises)$/.test(m)).join(',')));\n",
     );
     const r = await node(
       ['-r', trace, join(root, 'bin/partner.js'), 'orders', 'statuses', '--json'],
