@@ -175,6 +175,13 @@ await cli.write({
   // USE_MAIN_CONTEXT_DEFAULT_LOADER, prints an ExperimentalWarning. require() needs neither, and
   // a CommonJS bundle has it anyway. checkHotChunks() below holds the rule.
   dynamicImportInCjs: false,
+  // Non-ASCII characters (…, ≥, – in messages) escaped: an all-ASCII file is read into a one-byte
+  // string, where one such character makes the whole 320 KB hot chunk a two-byte one, slower to
+  // decode and twice the memory at every start.
+  charset: 'ascii',
+  // Doc comments stripped (the source maps point at the sources): ~15 % less for every start to read.
+  // Licence comments stay.
+  comments: { legal: true, annotation: false, jsdoc: false },
   chunkFileNames: (chunk) =>
     HOT_CHUNKS.includes(chunk.name) ? `chunks/${chunk.name}.cjs` : 'chunks/[name]-[hash].cjs',
   codeSplitting: { groups: [{ name: 'api-command', test: (id) => HOT_ROOTS.includes(resolve(id)) }] },

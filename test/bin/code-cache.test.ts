@@ -170,6 +170,14 @@ describe('what an API command loads', { timeout: BUSY_TIMEOUT }, () => {
       expect(packages).not.toContain(p);
   });
 
+  it('hot chunks in ASCII only (one other character makes the whole source a two-byte string)', () => {
+    for (const f of ['api-command', 'rolldown-runtime']) {
+      const source = readFileSync(join(root, `dist/chunks/${f}.cjs`), 'utf8');
+      expect(source.length).toBeGreaterThan(0);
+      expect(source.match(/[^\x00-\x7f]/g) ?? [], f).toEqual([]);
+    }
+  });
+
   it('no Intl.Segmenter (wrap-ansi and string-width make theirs on first use: ~16 ms each at load)', async () => {
     const dir = tempDir('partner-trace-');
     const trace = join(dir, 'trace.cjs');
