@@ -22,7 +22,6 @@ import { EXIT } from './errors.js';
 import { registerMenuPush } from './commands/menu.js';
 import { foldExamples, reflowDescription } from './help-format.js';
 import { type Io, wrapColumns } from './io.js';
-import { wrapForTerminal } from './output/text-width.js';
 
 export { processIo } from './io.js';
 import { MANIFEST } from './manifest/data.js';
@@ -37,6 +36,8 @@ import { readConfigFile } from './profile-file.js';
 interface RunState {
   code: number;
   ctx?: Ctx;
+  /** What commander wrote to stdout (help) and is still being written: run() waits for it. */
+  written?: Promise<void>;
 }
 
 /**
@@ -103,8 +104,19 @@ export function buildProgram(
     .exitOverride()
     .showSuggestionAfterError(true)
     .configureOutput({
-      writeOut: (s) =>
-        io.stdout.write(wrapForTerminal(foldExamples(s, outWidth()), wrapColumns(io, 'stdout'))),
+      // Help is wrapped only at a terminal, by text-width.ts, loaded then: wrap-ansi and its tables
+      // stay out of the hot chunk every command compiles (docs/development.md, start-up). Piped
+      // help is written at once; writes keep their order through state.written.
+      writeOut: (s) => {
+        const text = foldExamples(s, outWidth());
+        const columns = wrapColumns(io, 'stdout');
+        const write = async () => {
+          io.stdout.write(
+            columns ? (await import('./output/text-width.js')).wrapForTerminal(text, columns) : text,
+          );
+        };
+        state.written = state.written ? state.written.then(write) : write();
+      },
       writeErr: (s) => io.stderr.write(s),
       // The terminal's width on a TTY, 80 otherwise (help piped to a file or a pager).
       getOutHelpWidth: outWidth,
@@ -205,6 +217,7 @@ export async function run(argv: readonly string[], io: Io, manifest: Manifest = 
   }
   if (argv.length === 0) {
     program.outputHelp();
+    await state.written;
     return EXIT.ok;
   }
   try {
@@ -223,6 +236,7 @@ export async function run(argv: readonly string[], io: Io, manifest: Manifest = 
       });
     }
   } finally {
+    await state.written;
     await state.ctx?.close().catch(() => undefined);
   }
   return state.code;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -136,12 +136,12 @@ fs.writeFileSync(${JSON.stringify(`${src}.v8cache`)}, s.createCachedData());`;
 });
 
 describe('what an API command loads', { timeout: BUSY_TIMEOUT }, () => {
-  it('not node:child_process (commander needs it only for executable subcommands)', async () => {
+  it('not node:child_process (commander needs it only for executable subcommands) nor node:fs/promises (@file input only)', async () => {
     const dir = tempDir('partner-trace-');
     const trace = join(dir, 'trace.cjs');
     writeFileSync(
       trace,
-      "process.on('exit', () => process._rawDebug('[loaded] ' + process.moduleLoadList.filter((m) => /^NativeModule (child_process|http)$/.test(m)).join(',')));\n",
+      "process.on('exit', () => process._rawDebug('[loaded] ' + process.moduleLoadList.filter((m) => /^NativeModule (child_process|http|fs\\/promises)$/.test(m)).join(',')));\n",
     );
     const r = await node(
       ['-r', trace, join(root, 'bin/partner.js'), 'orders', 'statuses', '--json'],
@@ -155,5 +155,52 @@ describe('what an API command loads', { timeout: BUSY_TIMEOUT }, () => {
     expect(r.code, r.stderr).toBe(0);
     // node:http is listed: the trace sees what was loaded at all.
     expect(r.stderr).toMatch(/^\[loaded\] NativeModule http$/m);
+  });
+
+  it('not wrap-ansi and its tables: help at a terminal loads them from a lazy chunk', () => {
+    const map = JSON.parse(readFileSync(join(root, 'dist/chunks/api-command.cjs.map'), 'utf8')) as {
+      sources: string[];
+    };
+    const packages = new Set(
+      map.sources.flatMap((s) => /.*node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(s)?.[1] ?? []),
+    );
+    // commander is there: the check sees bundled packages at all.
+    expect(packages).toContain('commander');
+    for (const p of ['wrap-ansi', 'string-width', 'ansi-styles', 'get-east-asian-width'])
+      expect(packages).not.toContain(p);
+  });
+
+  it('hot chunks in ASCII only (one other character makes the whole source a two-byte string)', () => {
+    for (const f of ['api-command', 'rolldown-runtime']) {
+      const source = readFileSync(join(root, `dist/chunks/${f}.cjs`), 'utf8');
+      expect(source.length).toBeGreaterThan(0);
+      expect(source.match(/[^\x00-\x7f]/g) ?? [], f).toEqual([]);
+    }
+  });
+
+  it('no Intl.Segmenter (wrap-ansi and string-width make theirs on first use: ~16 ms each at load)', async () => {
+    const dir = tempDir('partner-trace-');
+    const trace = join(dir, 'trace.cjs');
+    // Counts the segmenters made, whoever makes them; one made here shows the count works.
+    writeFileSync(
+      trace,
+      [
+        'const Real = Intl.Segmenter; let made = 0;',
+        'Intl.Segmenter = class extends Real { constructor(...a) { super(...a); made++; } };',
+        "new Intl.Segmenter(); process.on('exit', () => process._rawDebug('[segmenters] ' + made));",
+        '',
+      ].join('\n'),
+    );
+    const r = await node(
+      ['-r', trace, join(root, 'bin/partner.js'), 'orders', 'statuses', '--json'],
+      env({
+        PARTNER_CONFIG_DIR: tempDir('partner-config-'),
+        PARTNER_BASE_URL: s.baseUrl,
+        PARTNER_KEY: s.credential.key,
+        PARTNER_SECRET: s.credential.secret,
+      }),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^\[segmenters\] 1$/m);
   });
 });

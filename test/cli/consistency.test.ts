@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stripAnsi } from '../../src/cli/output/text-width.js';
+import { stripAnsi } from '../../src/cli/output/display-width.js';
 import { startWithProfile } from '../helpers/profile.js';
 import { call, type TestServer } from '../helpers/server.js';
 import { fakePrompter, profileDir, runCli, tempDir } from './run-cli.js';

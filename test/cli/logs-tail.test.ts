@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stripAnsi } from '../../src/cli/output/text-width.js';
+import { stripAnsi } from '../../src/cli/output/display-width.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
 import { type CliResult, runCli, tempDir } from './run-cli.js';
 

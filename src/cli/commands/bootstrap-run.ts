@@ -4,7 +4,8 @@ import type { Ctx } from '../context.js';
 import { UsageError } from '../errors.js';
 import { canPrompt } from '../io.js';
 import type { Profile } from '../profile-file.js';
-import { displayWidth, wrapText } from '../output/text-width.js';
+import { displayWidth } from '../output/display-width.js';
+import { wrapText } from '../output/text-width.js';
 import type { BootstrapOptions } from './bootstrap.js';
 
 // `partner bootstrap` (docs/flows.md): the spec's bootstrap sequence — brands, branches,

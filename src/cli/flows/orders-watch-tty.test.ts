@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Io } from '../io.js';
-import { displayWidth, stripAnsi } from '../output/text-width.js';
+import { displayWidth, stripAnsi } from '../output/display-width.js';
 import { LiveView } from './orders-watch-tty.js';
 import type { WatchOrder } from './orders-watch-cursor.js';
 

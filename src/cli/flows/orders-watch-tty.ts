@@ -3,7 +3,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import { allowedFrom, toStatusCode } from '../../contract/order-rules.js';
 import type { Io } from '../io.js';
 import { shortAge } from '../output/format.js';
-import { displayWidth, fitColumns, fitText, truncate } from '../output/text-width.js';
+import { displayWidth, fitColumns, fitText, truncate } from '../output/display-width.js';
 import { TERMINAL_STATUSES, type WatchOrder } from './orders-watch-cursor.js';
 
 // The live view of `partner orders watch` on a terminal: a table of the orders seen in this

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderHuman } from './human.js';
-import { displayWidth, stripAnsi } from './text-width.js';
+import { displayWidth, stripAnsi } from './display-width.js';
 import { render } from './index.js';
 
 const now = Date.parse('2025-01-01T12:00:00Z');

@@ -2,7 +2,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
 import { statusName } from '../../contract/order-statuses.js';
 import { cellText, isIsoDateTime, relativeTime, shortAgo } from './format.js';
-import { displayWidth } from './text-width.js';
+import { displayWidth } from './display-width.js';
 import type { Out, RenderOptions } from './index.js';
 import { isMenuTree, renderMenuTree } from './menu-tree.js';
 import { isOrder, renderOrder } from './order-view.js';

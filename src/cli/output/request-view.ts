@@ -2,7 +2,7 @@ import type { ChalkInstance } from 'chalk';
 import type { z } from 'zod';
 import type { LoggedRequest, LoggedRequestDetail } from '../../contract/schemas/operator.js';
 import { isIsoDateTime, relativeTime } from './format.js';
-import { displayWidth, truncate } from './text-width.js';
+import { displayWidth, truncate } from './display-width.js';
 
 // The local server's request log for a person: one line per request (`partner logs tail`) and
 // one request in full (`partner operator requests get`). Off a terminal: tab-separated raw values.

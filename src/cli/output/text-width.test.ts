@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  displayWidth,
-  stripAnsi,
-  fitColumns,
-  fitText,
-  truncate,
-  wrapForTerminal,
-  wrapText,
-} from './text-width.js';
+import { displayWidth, stripAnsi, fitColumns, fitText, truncate } from './display-width.js';
+import { wrapForTerminal, wrapText } from './text-width.js';
 
 describe('displayWidth', () => {
   it('counts terminal cells, not UTF-16 units', () => {
