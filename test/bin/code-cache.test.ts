@@ -52,9 +52,10 @@ function node(
  */
 const install = (): string => installAs('present', { linkModules: false });
 
-const statuses = (pkg: string) =>
+/** `partner orders statuses --json` of the package at `pkg`, with `nodeArgs` before it. */
+const statuses = (pkg: string, nodeArgs: string[] = []) =>
   node(
-    [join(pkg, 'bin/partner.js'), 'orders', 'statuses', '--json'],
+    [...nodeArgs, join(pkg, 'bin/partner.js'), 'orders', 'statuses', '--json'],
     env({
       PARTNER_CONFIG_DIR: tempDir('partner-config-'),
       PARTNER_BASE_URL: s.baseUrl,
@@ -143,15 +144,7 @@ describe('what an API command loads', { timeout: BUSY_TIMEOUT }, () => {
       trace,
       "process.on('exit', () => process._rawDebug('[loaded] ' + process.moduleLoadList.filter((m) => /^NativeModule (child_process|http|fs\\/promises)$/.test(m)).join(',')));\n",
     );
-    const r = await node(
-      ['-r', trace, join(root, 'bin/partner.js'), 'orders', 'statuses', '--json'],
-      env({
-        PARTNER_CONFIG_DIR: tempDir('partner-config-'),
-        PARTNER_BASE_URL: s.baseUrl,
-        PARTNER_KEY: s.credential.key,
-        PARTNER_SECRET: s.credential.secret,
-      }),
-    );
+    const r = await statuses(root, ['-r', trace]);
     expect(r.code, r.stderr).toBe(0);
     // node:http is listed: the trace sees what was loaded at all.
     expect(r.stderr).toMatch(/^\[loaded\] NativeModule http$/m);
@@ -191,15 +184,7 @@ describe('what an API command loads', { timeout: BUSY_TIMEOUT }, () => {
         '',
       ].join('\n'),
     );
-    const r = await node(
-      ['-r', trace, join(root, 'bin/partner.js'), 'orders', 'statuses', '--json'],
-      env({
-        PARTNER_CONFIG_DIR: tempDir('partner-config-'),
-        PARTNER_BASE_URL: s.baseUrl,
-        PARTNER_KEY: s.credential.key,
-        PARTNER_SECRET: s.credential.secret,
-      }),
-    );
+    const r = await statuses(root, ['-r', trace]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^\[segmenters\] 1$/m);
   });

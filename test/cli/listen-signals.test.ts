@@ -33,9 +33,9 @@ const registered = async () =>
 
 type Exit = { code: number | null; signal: NodeJS.Signals | null };
 
-/** Starts `listen --local`; resolves with its URL once it has printed "Listening on". */
-async function listen(nodeArgs: string[] = []) {
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'listen', '--local', '--port', '0'], {
+/** `partner ARGS` (after `nodeArgs`) as a child, on this file's server and config. */
+const partner = (nodeArgs: string[], args: string[]) =>
+  spawn(process.execPath, [...nodeArgs, bin, ...args], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: tempDir('partner-home-'),
@@ -45,6 +45,10 @@ async function listen(nodeArgs: string[] = []) {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+
+/** Starts `listen --local`; resolves with its URL once it has printed "Listening on". */
+async function listen(nodeArgs: string[] = []) {
+  const child = partner(nodeArgs, ['listen', '--local', '--port', '0']);
   let stderr = '';
   const exited = new Promise<Exit>((resolve) =>
     child.on('exit', (code, sig) => resolve({ code, signal: sig })),
@@ -107,20 +111,7 @@ describe('partner listen --local stops on a signal and removes its registration'
 // `partner inspect` printed "Ctrl-C stops." before it listened for the signals, as listen did.
 describe('partner inspect stops cleanly on a signal the instant "Ctrl-C stops." is written', () => {
   it('SIGINT', async () => {
-    const child = spawn(
-      process.execPath,
-      ['--require', signalOnLine('Ctrl-C stops.', 'SIGINT'), bin, 'inspect', '--port', '0'],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: tempDir('partner-home-'),
-          PARTNER_CONFIG_DIR: configDir,
-          PARTNER_DATA_DIR: s.dataDir,
-          PARTNER_KEYRING: 'off',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = partner(['--require', signalOnLine('Ctrl-C stops.', 'SIGINT')], ['inspect', '--port', '0']);
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;
