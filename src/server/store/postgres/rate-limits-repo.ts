@@ -98,42 +98,29 @@ export class PgRateLimits implements RateLimits {
   /**
    * Reads the credential's row and takes from its bucket in one statement. Only for a request
    * whose exact credentials were verified before (SharedCredentialAuth): a guess at a key's
-   * secret never reaches this, so it cannot spend the key's budget.
+   * secret never reaches this, so it cannot spend the key's budget. With `idemKey`, the same
+   * statement claims that Idempotency-Key when the take allowed the request (ADMIT_CLAIM).
    */
   async admit(key: string, now: number, idemKey?: string): Promise<Admission> {
-    if (idemKey !== undefined) return this.admitClaiming(key, now, idemKey);
-    const { rows } = await this.pool.query<
-      CredentialRow & { tokens: number | null; allowed: boolean | null }
-    >({
-      name: 'rate-admit',
-      text: ADMIT,
-      values: [key, now],
-    });
-    const r = rows[0];
-    if (!r) return { row: undefined, rate: undefined };
-    const { tokens, allowed, ...row } = r;
-    return {
-      row,
-      rate: tokens === null || allowed === null ? undefined : decisionOf(tokens, allowed, row.rate_limit),
-    };
-  }
-
-  private async admitClaiming(key: string, now: number, idemKey: string): Promise<Admission> {
-    const holder = newHolder();
+    const holder = idemKey === undefined ? undefined : newHolder();
     const { rows } = await this.pool.query<
       CredentialRow & AnswerRow & { tokens: number | null; allowed: boolean | null; taken: number }
-    >({
-      name: 'rate-admit-claim',
-      text: ADMIT_CLAIM,
-      values: this.claims.values(key, idemKey, holder, now),
-    });
+    >(
+      holder === undefined
+        ? { name: 'rate-admit', text: ADMIT, values: [key, now] }
+        : {
+            name: 'rate-admit-claim',
+            text: ADMIT_CLAIM,
+            values: this.claims.values(key, idemKey!, holder, now),
+          },
+    );
     const r = rows[0];
     if (!r) return { row: undefined, rate: undefined };
-    // The row carries the answer's columns too; only the credential's are read from `row`.
+    // The row carries the take's (and the claim's) columns too; only the credential's are read from `row`.
     if (r.tokens === null || r.allowed === null) return { row: r, rate: undefined };
     const rate = decisionOf(r.tokens, r.allowed, r.rate_limit);
-    if (!r.allowed) return { row: r, rate };
-    return { row: r, rate, begun: await this.claims.settle(key, idemKey, holder, r, now) };
+    if (holder === undefined || !r.allowed) return { row: r, rate };
+    return { row: r, rate, begun: await this.claims.settle(key, idemKey!, holder, r, now) };
   }
 
   async reset(key: string): Promise<void> {
