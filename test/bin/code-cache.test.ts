@@ -64,6 +64,13 @@ const statuses = (pkg: string, nodeArgs: string[] = []) =>
     }),
   );
 
+/** `statuses` of the built tree with `script` (CommonJS) loaded first by `node -r`. */
+function tracedStatuses(script: string) {
+  const trace = join(tempDir('partner-trace-'), 'trace.cjs');
+  writeFileSync(trace, script);
+  return statuses(root, ['-r', trace]);
+}
+
 function listing(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .map((f) => `${f} ${statSync(join(dir, f)).mtimeMs}`)
@@ -138,13 +145,9 @@ fs.writeFileSync(${JSON.stringify(`${src}.v8cache`)}, s.createCachedData());`;
 
 describe('what an API command loads', { timeout: BUSY_TIMEOUT }, () => {
   it('not node:child_process (commander needs it only for executable subcommands) nor node:fs/promises (@file input only)', async () => {
-    const dir = tempDir('partner-trace-');
-    const trace = join(dir, 'trace.cjs');
-    writeFileSync(
-      trace,
+    const r = await tracedStatuses(
       "process.on('exit', () => process._rawDebug('[loaded] ' + process.moduleLoadList.filter((m) => /^NativeModule (child_process|http|fs\\/promises)$/.test(m)).join(',')));\n",
     );
-    const r = await statuses(root, ['-r', trace]);
     expect(r.code, r.stderr).toBe(0);
     // node:http is listed: the trace sees what was loaded at all.
     expect(r.stderr).toMatch(/^\[loaded\] NativeModule http$/m);
@@ -172,11 +175,8 @@ describe('what an API command loads', { timeout: BUSY_TIMEOUT }, () => {
   });
 
   it('no Intl.Segmenter (wrap-ansi and string-width make theirs on first use: ~16 ms each at load)', async () => {
-    const dir = tempDir('partner-trace-');
-    const trace = join(dir, 'trace.cjs');
     // Counts the segmenters made, whoever makes them; one made here shows the count works.
-    writeFileSync(
-      trace,
+    const r = await tracedStatuses(
       [
         'const Real = Intl.Segmenter; let made = 0;',
         'Intl.Segmenter = class extends Real { constructor(...a) { super(...a); made++; } };',
@@ -184,7 +184,6 @@ describe('what an API command loads', { timeout: BUSY_TIMEOUT }, () => {
         '',
       ].join('\n'),
     );
-    const r = await statuses(root, ['-r', trace]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^\[segmenters\] 1$/m);
   });
