@@ -148,6 +148,10 @@ export function spawnPartner(args: string[], o: PtyOptions = {}): PtySession {
     constants.O_RDWR | constants.O_NOCTTY,
   );
   let lastData = Date.now();
+  // Whether output arrived since the watch's last look: the event loop polls the pty between two
+  // looks, so a look that finds none means the poll found nothing left to read (a busy machine
+  // can starve this process for longer than any quiet period in ms).
+  let sawData = false;
   const release = () => {
     if (hold === undefined) return;
     closeSync(hold);
@@ -161,7 +165,8 @@ export function spawnPartner(args: string[], o: PtyOptions = {}): PtySession {
     } catch {
       gone = true;
     }
-    if (gone && Date.now() - lastData >= 30) release();
+    if (gone && !sawData && Date.now() - lastData >= 30) release();
+    sawData = false;
   }, 10);
   const exited = new Promise<number>((resolve) => {
     child.onExit(({ exitCode: code }) => {
@@ -172,6 +177,7 @@ export function spawnPartner(args: string[], o: PtyOptions = {}): PtySession {
   });
   child.onData((d) => {
     lastData = Date.now();
+    sawData = true;
     raw += d;
     pending++;
     term.write(d, () => {
