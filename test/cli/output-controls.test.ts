@@ -133,6 +133,10 @@ describe('--jq', () => {
 
   it('filters a stream value by value as it comes (listen --json)', async () => {
     let out = '';
+    let lineWritten!: () => void;
+    const firstLine = new Promise<void>((r) => {
+      lineWritten = r;
+    });
     let stop!: (s: string) => void;
     const stopped = new Promise<string>((r) => {
       stop = r;
@@ -143,7 +147,13 @@ describe('--jq', () => {
     });
     const secret = 'whsec_stream_test';
     const io: Io = {
-      stdout: { write: (c: string) => (out += c) },
+      stdout: {
+        write: (c: string) => {
+          out += c;
+          if (out.includes('\n')) lineWritten();
+          return true;
+        },
+      },
       stderr: {
         write: (c: string) => {
           const m = /Listening on (\S+?)[;\s]/.exec(c);
@@ -191,8 +201,7 @@ describe('--jq', () => {
     });
     expect(res.status).toBe(200);
     // The line is there while listen still runs: nothing waits for the end of the stream.
-    const deadline = Date.now() + 5000;
-    while (!out.includes('\n') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await firstLine;
     expect(out).toBe('evt_stream_1 77\n');
     stop('SIGINT');
     expect(await done).toBe(0);

@@ -84,21 +84,34 @@ describe('local start --inspect', () => {
 
 describe('partner inspect', () => {
   it('--open starts $BROWSER with the URL', async () => {
-    const dir = tempDir();
-    const seen = join(dir, 'seen.txt');
-    const browser = join(dir, 'browser.sh');
-    writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > '${seen}'\n`);
+    // The stand-in browser sends its argument to this socket: the test waits on that, not on a file.
+    const got: string[] = [];
+    let opened!: (url: string) => void;
+    const openedWith = new Promise<string>((r) => {
+      opened = r;
+    });
+    const sink = createServer((c) => {
+      c.setEncoding('utf8');
+      c.on('data', (d: string) => got.push(d));
+      c.on('end', () => opened(got.join('')));
+    });
+    await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
+    const port = (sink.address() as { port: number }).port;
+    const browser = join(tempDir(), 'browser.cjs');
+    writeFileSync(
+      browser,
+      `#!${process.execPath}\nrequire('node:net').connect(${port}, '127.0.0.1', function () { this.end(process.argv[2]); });\n`,
+    );
     chmodSync(browser, 0o755);
     const r = await startInProcess(['inspect', '--data', s.dataDir, '--open'], {
       configDir,
       env: { BROWSER: browser },
     });
     try {
-      const end = Date.now() + 5000;
-      while (!existsSync(seen) && Date.now() < end) await new Promise((x) => setTimeout(x, 20));
-      expect(readFileSync(seen, 'utf8')).toBe(r.url);
+      expect(await openedWith).toBe(r.url);
       expect(r.err()).not.toContain('could not open');
     } finally {
+      sink.close();
       expect(await r.stop()).toBe(0);
     }
   });
