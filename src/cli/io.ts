@@ -53,7 +53,8 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  * listeners (a start that failed before it waited).
  *
  * After the first signal a listener stays: the command is cleaning up (removing its webhook,
- * draining), and a second signal quits at once with 128 + its number. Staying also matters to
+ * draining), and a second SIGINT or SIGTERM quits at once with 128 + its number (a second SIGHUP
+ * is ignored: see `again`). Staying also matters to
  * signal-exit (loaded by prompt and spinner libraries): on a signal it finds no listener but its
  * own, it re-raises the signal and the process dies by it, skipping the clean-up.
  *
@@ -73,7 +74,11 @@ export function untilSignal(cancel?: AbortSignal): Promise<string> {
     const off = () => {
       for (const s of STOP_SIGNALS) process.off(s, on);
     };
-    const again = (sig: NodeJS.Signals) => process.exit(128 + (osConstants.signals[sig] ?? 0));
+    // A repeated SIGHUP is no one asking twice: a closing terminal window may send it twice (the
+    // kernel's hang-up and the emulator's own, as node-pty does), so it does not cut the clean-up.
+    const again = (sig: NodeJS.Signals) => {
+      if (sig !== 'SIGHUP') process.exit(128 + (osConstants.signals[sig] ?? 0));
+    };
     let stopping = false;
     const on = (sig: NodeJS.Signals) => {
       if (stopping) return;

@@ -106,6 +106,30 @@ describe('partner listen --local stops on a signal and removes its registration'
       expect(await registered()).not.toContain(l.url);
     });
   }
+  // A closing terminal window can send SIGHUP twice: the kernel's hang-up, then the emulator's own
+  // (node-pty does both). The second came as the clean-up had begun and counted as a second signal
+  // (forced exit 129, webhook left registered). Here listen sends both itself: the first from
+  // inside the write of "Listening on", the second two event-loop turns later, once the first has
+  // been dispatched (a signal a process sends itself is waiting in the next turn's poll).
+  it('SIGHUP twice (a terminal window closed): still a clean stop', async () => {
+    const preload = join(tempDir('partner-preload-'), 'double-hangup.cjs');
+    writeFileSync(
+      preload,
+      `const write = process.stderr.write;
+process.stderr.write = function (chunk, ...rest) {
+  const r = write.call(this, chunk, ...rest);
+  if (String(chunk).includes('Listening on')) {
+    process.kill(process.pid, 'SIGHUP');
+    setImmediate(() => setImmediate(() => process.kill(process.pid, 'SIGHUP')));
+  }
+  return r;
+};
+`,
+    );
+    const l = await listen(['--require', preload]);
+    expect({ ...(await l.exited), stderr: l.stderr() }).toMatchObject({ code: 0, signal: null });
+    expect(await registered()).not.toContain(l.url);
+  });
 });
 
 // `partner inspect` printed "Ctrl-C stops." before it listened for the signals, as listen did.
