@@ -79,7 +79,8 @@ export function buildApp(
         requireScope(op),
         claimIdempotencyKey(op, services.store, services.now),
       ]),
-      onSend: releaseClaimOnError,
+      // Only a partner write holds a claim to give back.
+      ...(op.auth === 'partner' && op.method !== 'GET' ? { onSend: releaseClaimOnError } : {}),
       // validate.ts, then the handler in its unit of work.
       handler: unitOfWork(op, handler, services),
     });

@@ -73,24 +73,25 @@ export class CredentialAuth {
   }
 
   async authenticate(header: string | undefined, client = ''): Promise<AuthedCredential> {
-    const parsed = parseBasic(header);
-    if (!parsed) {
-      throw new ApiError(
-        'auth_missing',
-        'Authorization header is missing or malformed; expected Basic base64(key:secret)',
-        undefined,
-        {
-          'www-authenticate': 'Basic realm="partner"',
-        },
-      );
-    }
-    const id = sha256(header!).toString('base64');
+    // A header found in the cache has been parsed and verified before: the parse is for a miss.
+    const id = header ? sha256(header).toString('base64') : '';
     let entry = this.cache.get(id);
     if (entry && entry.validUntil !== null && this.now() >= entry.validUntil) {
       this.cache.delete(id);
       entry = undefined;
     }
     if (!entry) {
+      const parsed = parseBasic(header);
+      if (!parsed) {
+        throw new ApiError(
+          'auth_missing',
+          'Authorization header is missing or malformed; expected Basic base64(key:secret)',
+          undefined,
+          {
+            'www-authenticate': 'Basic realm="partner"',
+          },
+        );
+      }
       this.checkBudgets(parsed.key, client);
       // If the operator changes the credential while its row is read (generation bumped), that
       // result is stale: verify again, and never cache a result older than the latest change.
