@@ -1,6 +1,7 @@
 // `npm run bench`: runs every suite in bench/suites (or those named on the command line),
 // prints each result and rewrites the generated section of docs/benchmarks.md.
 // A suite is a module exporting `title` and `async run({ log })` that returns markdown lines.
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 
@@ -23,6 +24,9 @@ const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${
 
 for (const f of files) {
   const suite = await import(new URL(`bench/suites/${f}`, root).href);
+  // What the suite before wrote (a PostgreSQL cluster's files, a data dir) goes to disk now, not
+  // as writeback during this suite's measurements, where it stalls the fsyncs of the next server.
+  spawnSync('sync');
   log(`\n== ${suite.title}`);
   const lines = await suite.run({ log });
   for (const l of lines) console.log(l);
