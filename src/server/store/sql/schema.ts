@@ -2,9 +2,8 @@ import type { DialectName } from './query.js';
 
 // The schema, written once: every table, column, index and constraint of the newest version, in
 // PostgreSQL's spelling, from which each dialect's DDL is made (`schemaSql`). An empty database is
-// created from it at the newest version; an existing one is brought there by its dialect's
-// append-only migrations (sqlite/migrations.ts, postgres/migrations.ts), and
-// sqlite/migrations.test.ts checks that SQLite's steps arrive at exactly this.
+// created from it at the newest version; an existing one is brought there by SQLite's copy into
+// it (sqlite/migrations.ts) or PostgreSQL's append-only migrations (postgres/migrations.ts).
 //
 // Types, and what SQLite keeps for them:
 // - ids: bigint identities, GENERATED ALWAYS (a sequence never hands an id out twice, even after a
