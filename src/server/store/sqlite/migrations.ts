@@ -102,7 +102,10 @@ function upgrade(db: Db, from: number): void {
   const tables = names("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
   // The ids each AUTOINCREMENT table has handed out, deleted rows' included.
   const sequences = names("SELECT name FROM sqlite_master WHERE name = 'sqlite_sequence'").length
-    ? (db.prepare('SELECT name, seq FROM sqlite_sequence').all() as { name: string; seq: number }[])
+    ? (db.prepare('SELECT name, max(seq) AS seq FROM sqlite_sequence GROUP BY name').all() as {
+        name: string;
+        seq: number;
+      }[])
     : [];
   // The old tables step aside under another name; their indexes go (the new tables make theirs).
   for (const index of names("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"))
