@@ -1,12 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../../src/server/store/sqlite/db.js';
-import { MIGRATIONS } from '../../src/server/store/sqlite/migrations.js';
+import { migrate } from '../../src/server/store/sqlite/migrations.js';
 import { testBackend } from '../helpers/pg-databases.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
+import { sqliteAt } from '../helpers/sqlite-history.js';
 
 // Public ids are never reused: an integrator who stored the id of something deleted must never
 // find it pointing at something else. Deleting the newest section (category, item, modifier
@@ -85,11 +84,8 @@ describe('the migration to never-reused ids', () => {
     'keeps every row and link, and continues above every id a store layer, snapshot or history still names',
     () => {
       const tmp = mkdtempSync(join(tmpdir(), 'partner-ids-mig-'));
-      const db = new Database(join(tmp, 'old.db'));
+      const db = sqliteAt(join(tmp, 'old.db'), 5);
       try {
-        db.pragma('foreign_keys = ON');
-        for (const m of MIGRATIONS.slice(0, 5)) db.exec(m);
-        db.pragma('user_version = 5');
         const at = '2024-01-01T00:00:00.000Z';
         db.exec(`
         INSERT INTO businesses (id, title, created_at) VALUES (1, 'B', '${at}');

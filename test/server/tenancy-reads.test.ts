@@ -1,10 +1,9 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_LIST } from '../../src/contract/operations.js';
-import { migrate } from '../../src/server/store/sqlite/db.js';
-import { MIGRATIONS } from '../../src/server/store/sqlite/migrations.js';
+import { migrate } from '../../src/server/store/sqlite/migrations.js';
 import { testBackend } from '../helpers/pg-databases.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
+import { sqliteAt } from '../helpers/sqlite-history.js';
 
 // Issue 12, defects 4 and 9: tenancy as the spec words it, branch records as spec §2.5 types
 // them, and provider-id maps that cannot hold two spellings of one id.
@@ -153,9 +152,7 @@ describe('(9) branch records carry every field of spec §2.5 with its documented
   it.skipIf(testBackend() === 'postgres')(
     'a database of an earlier version gets busy_mode_updated_at filled in by its migration',
     () => {
-      const db = new Database(':memory:');
-      for (const m of MIGRATIONS.slice(0, 4)) db.exec(m);
-      db.pragma('user_version = 4');
+      const db = sqliteAt(':memory:', 4);
       db.exec(
         "INSERT INTO businesses (title, address, logo, created_at) VALUES ('B', '', '', '2024-01-01T00:00:00.000Z')",
       );

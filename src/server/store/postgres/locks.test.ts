@@ -25,6 +25,16 @@ const layer = (title: string) =>
     items: [],
     modifierGroups: [],
   }) as unknown as MenuDef;
+const item = (title: string, sku: string) => ({
+  title,
+  partner_item_id: sku,
+  description: '',
+  prices: {},
+  group_prices: {},
+  visibilities: {},
+  enabled: true,
+  only_modifier: false,
+});
 
 let admin: pg.Client;
 const schema = `pgb_parity_${process.pid}_${Date.now()}`;
@@ -73,6 +83,23 @@ async function twoUnits() {
   return { a, b, watch, bPid, ta: pgTenant(a, 1), tb: pgTenant(b, 1) };
 }
 
+/**
+ * B's `read`, begun while A holds a lock it needs: B is seen parked on it, unanswered, until A
+ * commits; then what B read (A's change). Both units end.
+ */
+async function readByBAfterA<T>(u: Awaited<ReturnType<typeof twoUnits>>, read: () => Promise<T>): Promise<T> {
+  let answered = false;
+  const waiting = read().finally(() => {
+    answered = true;
+  });
+  expect(await parkedOnLock(u.watch, u.bPid)).toBe(true);
+  expect(answered).toBe(false);
+  await u.a.query('COMMIT');
+  const seen = await waiting;
+  await u.b.query('ROLLBACK');
+  return seen;
+}
+
 describe.skipIf(!url)('catalogue repositories on PostgreSQL', () => {
   beforeAll(async () => {
     admin = new pg.Client({ connectionString: url });
@@ -90,21 +117,8 @@ describe.skipIf(!url)('catalogue repositories on PostgreSQL', () => {
     const brand = await t.brands.create({ title: 'B', logo: '', banner: '' }, T0);
     const branch = await t.branches.insert({ fields: {}, price_group_id: null, brand_ids: [brand.id] }, T0);
     await t.layers.saveStoreLayer(brand.id, branch, layer('edited'), T0, true);
-    const item = await t.menus.items.create(
-      brand.id,
-      {
-        title: 'i',
-        partner_item_id: 'SKU-0',
-        description: '',
-        prices: {},
-        group_prices: {},
-        visibilities: {},
-        enabled: true,
-        only_modifier: false,
-      },
-      T0,
-    );
-    await t.stock.setState(branch, item.id, { available: false, stock: null, snoozedUntil: null }, T0);
+    const made = await t.menus.items.create(brand.id, item('i', 'SKU-0'), T0);
+    await t.stock.setState(branch, made.id, { available: false, stock: null, snoozedUntil: null }, T0);
     await c.query('COMMIT');
   });
 
@@ -117,74 +131,33 @@ describe.skipIf(!url)('catalogue repositories on PostgreSQL', () => {
   });
 
   it("a brand's layers are locked for the unit that read them: a concurrent sync waits and then sees the commit", async () => {
-    const { a, b, watch, bPid, ta, tb } = await twoUnits();
-    const [brand] = await ta.brands.ids();
-    const [branch] = await ta.branches.carrying(brand!);
-    expect((await ta.layers.storeLayer(brand!, branch!))?.sections[0]?.title).toBe('edited');
-    await ta.layers.saveStoreLayer(brand!, branch!, layer('from A'), T0, true);
-
-    let seen: string | undefined;
-    const waiting = tb.layers.storeLayer(brand!, branch!).then((l) => {
-      seen = l?.sections[0]?.title;
-    });
-    // B is parked on the advisory lock.
-    const locked = await parkedOnLock(watch, bPid);
-    expect(locked).toBe(true);
-    expect(seen).toBeUndefined();
-    await a.query('COMMIT');
-    await waiting;
-    expect(seen).toBe('from A');
-    await b.query('ROLLBACK');
+    const u = await twoUnits();
+    const [brand] = await u.ta.brands.ids();
+    const [branch] = await u.ta.branches.carrying(brand!);
+    expect((await u.ta.layers.storeLayer(brand!, branch!))?.sections[0]?.title).toBe('edited');
+    await u.ta.layers.saveStoreLayer(brand!, branch!, layer('from A'), T0, true);
+    const seen = await readByBAfterA(u, () => u.tb.layers.storeLayer(brand!, branch!));
+    expect(seen?.sections[0]?.title).toBe('from A');
   });
   it('a SKU checked in a write unit is locked: a concurrent create of it waits, then finds the first', async () => {
-    const { a, b, watch, bPid, ta, tb } = await twoUnits();
-    const [brand] = await ta.brands.ids();
-    expect(await ta.menus.items.withSku(brand!, 'RACE-1')).toBeUndefined();
-    const made = await ta.menus.items.create(
-      brand!,
-      {
-        title: 'first',
-        partner_item_id: 'RACE-1',
-        description: '',
-        prices: {},
-        group_prices: {},
-        visibilities: {},
-        enabled: true,
-        only_modifier: false,
-      },
-      T0,
-    );
-    let seen: number | undefined | 'pending' = 'pending';
-    const waiting = tb.menus.items.withSku(brand!, 'RACE-1').then((id) => {
-      seen = id;
-    });
-    expect(await parkedOnLock(watch, bPid)).toBe(true);
-    expect(seen).toBe('pending');
-    await a.query('COMMIT');
-    await waiting;
-    expect(seen).toBe(made.id);
-    await b.query('ROLLBACK');
+    const u = await twoUnits();
+    const [brand] = await u.ta.brands.ids();
+    expect(await u.ta.menus.items.withSku(brand!, 'RACE-1')).toBeUndefined();
+    const made = await u.ta.menus.items.create(brand!, item('first', 'RACE-1'), T0);
+    expect(await readByBAfterA(u, () => u.tb.menus.items.withSku(brand!, 'RACE-1'))).toBe(made.id);
   });
   it("an item state read in a write unit locks the branch's states: a concurrent change waits, then starts from the commit", async () => {
-    const { a, b, watch, bPid, ta, tb } = await twoUnits();
-    const [brand] = await ta.brands.ids();
-    const [branch] = await ta.branches.carrying(brand!);
-    const [item] = await ta.menus.items.ofBrand(brand!);
-    expect(await ta.stock.state(branch!, item!.id)).toEqual({
+    const u = await twoUnits();
+    const [brand] = await u.ta.brands.ids();
+    const [branch] = await u.ta.branches.carrying(brand!);
+    const [one] = await u.ta.menus.items.ofBrand(brand!);
+    expect(await u.ta.stock.state(branch!, one!.id)).toEqual({
       available: false,
       stock: null,
       snoozedUntil: null,
     });
-    await ta.stock.setState(branch!, item!.id, { available: true, stock: 7, snoozedUntil: null }, T0);
-    let seen: unknown = 'pending';
-    const waiting = tb.stock.state(branch!, item!.id).then((s) => {
-      seen = s;
-    });
-    expect(await parkedOnLock(watch, bPid)).toBe(true);
-    expect(seen).toBe('pending');
-    await a.query('COMMIT');
-    await waiting;
-    expect(seen).toEqual({ available: true, stock: 7, snoozedUntil: null });
-    await b.query('ROLLBACK');
+    const seven = { available: true, stock: 7, snoozedUntil: null };
+    await u.ta.stock.setState(branch!, one!.id, seven, T0);
+    expect(await readByBAfterA(u, () => u.tb.stock.state(branch!, one!.id))).toEqual(seven);
   });
 });

@@ -227,32 +227,16 @@ export class SqlDeliveries {
     now: number,
     urlSlots?: number,
   ): Promise<ClaimedDelivery | undefined> {
-    if (this.db.dialect === 'sqlite') {
-      const [claimed] = await this.db.write<ClaimedDelivery>(LEASE.sqlite.claim, [
-        owner,
-        HOST,
-        leaseUntil,
-        id,
-        now,
-      ]);
-      return claimed;
-    }
+    const lease = [owner, HOST, leaseUntil, id, now];
+    if (this.db.dialect === 'sqlite')
+      return (await this.db.write<ClaimedDelivery>(LEASE.sqlite.claim, lease))[0];
     // The URL's lock first: an instance that loses it takes no row lock at all, so it never
     // stands in the way of the one judging that URL. Held until this look commits, so the count
     // of live leases below cannot be raced by another instance.
     const lock = await this.db.get<{ url: string; ok: boolean }>(LEASE.postgres.urlLock, [URL_LOCK, id]);
     if (!lock?.ok) return undefined;
-    const [claimed] = await this.db.write<ClaimedDelivery>(LEASE.postgres.claim, [
-      owner,
-      HOST,
-      leaseUntil,
-      id,
-      now,
-      lock.url,
-      now,
-      urlSlots ?? this.perUrl,
-    ]);
-    return claimed;
+    const slots = urlSlots ?? this.perUrl;
+    return (await this.db.write<ClaimedDelivery>(LEASE.postgres.claim, [...lease, lock.url, now, slots]))[0];
   }
 
   async recordAttempt(deliveryId: number, a: AttemptRow): Promise<void> {

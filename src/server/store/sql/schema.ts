@@ -1,10 +1,10 @@
+import type { LinkKind } from '../menus/links-repo.js';
 import type { DialectName } from './query.js';
 
 // The schema, written once: every table, column, index and constraint of the newest version, in
 // PostgreSQL's spelling, from which each dialect's DDL is made (`schemaSql`). An empty database is
-// created from it at the newest version; an existing one is brought there by its dialect's
-// append-only migrations (sqlite/migrations.ts, postgres/migrations.ts), and
-// sqlite/migrations.test.ts checks that SQLite's steps arrive at exactly this.
+// created from it at the newest version; an existing one is brought there by SQLite's copy into
+// it (sqlite/migrations.ts) or PostgreSQL's append-only migrations (postgres/migrations.ts).
 //
 // Types, and what SQLite keeps for them:
 // - ids: bigint identities, GENERATED ALWAYS (a sequence never hands an id out twice, even after a
@@ -24,6 +24,22 @@ import type { DialectName } from './query.js';
 const sqliteType = (t: string) => (/^(text|timestamptz|jsonb?)$/.test(t) ? 'TEXT' : 'INTEGER');
 /** A column definition's name and type (one column per line). */
 const COLUMN_TYPE = /^(\s+\w+ )(bigint|integer|boolean|text|timestamptz|jsonb?)\b/gm;
+
+/** A link table `menu_<name>` from parent `<parent>_id` (of `menu_<parents>`) to child `<child>_id`. */
+const link = (name: string, parent: string, parents: string, child: string, children: string) => ({
+  table: `menu_${name}`,
+  parent: `${parent}_id`,
+  parentTable: `menu_${parents}`,
+  child: `${child}_id`,
+  childTable: `menu_${children}`,
+});
+/** The menu definition's links, by kind (parent → child); the links repository's statements use them. */
+export const LINKS: Record<LinkKind, ReturnType<typeof link>> = {
+  'section-categories': link('section_categories', 'section', 'sections', 'category', 'categories'),
+  'category-items': link('category_items', 'category', 'categories', 'item', 'items'),
+  'group-modifiers': link('group_modifiers', 'group', 'modifier_groups', 'modifier', 'items'),
+  'item-groups': link('item_groups', 'item', 'items', 'group', 'modifier_groups'),
+};
 
 const tables = (d: DialectName) => {
   const pg = (sql: string) => (d === 'postgres' ? sql : '');
@@ -295,34 +311,18 @@ const tables = (d: DialectName) => {
   CREATE INDEX menu_modifier_groups_brand ON menu_modifier_groups(brand_id);
 
   -- Links; seq keeps the order in which they were made (the order shown in menus).
-  CREATE TABLE menu_section_categories (
+  ${Object.values(LINKS)
+    .map(
+      (l) => `
+  CREATE TABLE ${l.table} (
     seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    section_id bigint NOT NULL REFERENCES menu_sections(id) ON DELETE CASCADE,
-    category_id bigint NOT NULL REFERENCES menu_categories(id) ON DELETE CASCADE,
-    UNIQUE (section_id, category_id)
+    ${l.parent} bigint NOT NULL REFERENCES ${l.parentTable}(id) ON DELETE CASCADE,
+    ${l.child} bigint NOT NULL REFERENCES ${l.childTable}(id) ON DELETE CASCADE,
+    UNIQUE (${l.parent}, ${l.child})
   );
-  CREATE INDEX menu_section_categories_category ON menu_section_categories(category_id);
-  CREATE TABLE menu_category_items (
-    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    category_id bigint NOT NULL REFERENCES menu_categories(id) ON DELETE CASCADE,
-    item_id bigint NOT NULL REFERENCES menu_items(id) ON DELETE CASCADE,
-    UNIQUE (category_id, item_id)
-  );
-  CREATE INDEX menu_category_items_item ON menu_category_items(item_id);
-  CREATE TABLE menu_group_modifiers (
-    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    group_id bigint NOT NULL REFERENCES menu_modifier_groups(id) ON DELETE CASCADE,
-    modifier_id bigint NOT NULL REFERENCES menu_items(id) ON DELETE CASCADE,
-    UNIQUE (group_id, modifier_id)
-  );
-  CREATE INDEX menu_group_modifiers_modifier ON menu_group_modifiers(modifier_id);
-  CREATE TABLE menu_item_groups (
-    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    item_id bigint NOT NULL REFERENCES menu_items(id) ON DELETE CASCADE,
-    group_id bigint NOT NULL REFERENCES menu_modifier_groups(id) ON DELETE CASCADE,
-    UNIQUE (item_id, group_id)
-  );
-  CREATE INDEX menu_item_groups_group ON menu_item_groups(group_id);
+  CREATE INDEX ${l.table}_${l.child.replace(/_id$/, '')} ON ${l.table}(${l.child});`,
+    )
+    .join('')}
 
   -- Store layer: the brand's menu as synced into one branch (the domain's MenuDef).
   CREATE TABLE menu_stores (

@@ -1,8 +1,7 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database, { type Statement } from 'better-sqlite3';
 import type { Query } from '../sql/query.js';
-import { schemaSql } from '../sql/schema.js';
-import { MIGRATIONS } from './migrations.js';
+import { migrate } from './migrations.js';
 
 export type Db = Database.Database;
 
@@ -38,44 +37,4 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
   db.pragma('busy_timeout = 5000');
   migrate(db);
   return db;
-}
-
-export function migrate(db: Db): number {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > MIGRATIONS.length) {
-    throw new Error(
-      `database schema v${current} is newer than this partner (v${MIGRATIONS.length}); upgrade partner`,
-    );
-  }
-  if (current === MIGRATIONS.length) return current;
-  if (current === 0) {
-    // A new database: the newest schema at once, from its one description.
-    db.transaction(() => {
-      db.exec(schemaSql('sqlite'));
-      db.pragma(`user_version = ${MIGRATIONS.length}`);
-    })();
-    return MIGRATIONS.length;
-  }
-  // A migration may rebuild a table (SQLite's way to change a primary key): foreign keys are off
-  // meanwhile, since dropping the old table would otherwise cascade to its children, and a
-  // migration that leaves a reference broken is rolled back.
-  const enforced = db.pragma('foreign_keys', { simple: true }) === 1;
-  db.pragma('foreign_keys = OFF');
-  try {
-    for (let v = current; v < MIGRATIONS.length; v++) {
-      // An empty entry is a slot reserved for work in progress: stop there so the slot can
-      // still be filled in without leaving databases that skipped it.
-      if (!MIGRATIONS[v]!.trim()) return v;
-      db.transaction(() => {
-        const before = (db.pragma('foreign_key_check') as unknown[]).length;
-        db.exec(MIGRATIONS[v]!);
-        const after = (db.pragma('foreign_key_check') as unknown[]).length;
-        if (after > before) throw new Error(`migration ${v + 1} would break ${after - before} reference(s)`);
-        db.pragma(`user_version = ${v + 1}`);
-      })();
-    }
-  } finally {
-    if (enforced) db.pragma('foreign_keys = ON');
-  }
-  return MIGRATIONS.length;
 }

@@ -1,22 +1,30 @@
 // A new data dir is created from the one schema description (sql/schema.ts) at the newest version;
-// one made by an earlier partner is brought there by the migrations, step by step, and ends with
-// exactly that schema. A data dir at v7 still opens, and keeps what it held, after migration 8
-// gave SQLite PostgreSQL's columns (idempotency_keys.created_ms and a null payload for an answer
-// kept by reference, menu_snapshots.template, webhook_deliveries.lease_host).
+// one made by an earlier partner (test/helpers/sqlite-history.ts makes them, version by version) is
+// upgraded by copying it into that schema, and ends with exactly that schema and every row it held.
+// A data dir at v7 still opens, and keeps what it held, after v8 gave SQLite PostgreSQL's columns
+// (idempotency_keys.created_ms and a null payload for an answer kept by reference,
+// menu_snapshots.template, webhook_deliveries.lease_host).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SQLITE_HISTORY, sqliteAt } from '../../../../test/helpers/sqlite-history.js';
 import { eventIdFor, eventPayload } from '../outbox-repo.js';
 import { type Db, openDb } from './db.js';
-import { MIGRATIONS } from './migrations.js';
+import { SCHEMA_VERSION } from './migrations.js';
 import { SqliteStore } from './store.js';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'partner-schema-'));
+  dirs.push(dir);
+  return dir;
+};
+const OLD_VERSIONS = Array.from({ length: SCHEMA_VERSION - 1 }, (_, i) => i + 1);
 
 /** Everything of a schema that a statement can tell apart, table by table. */
 function shape(db: Db) {
@@ -48,34 +56,137 @@ function shape(db: Db) {
 }
 
 describe('SQLite schema', () => {
-  it('is the same whether made from the description or by every migration in turn', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'partner-schema-'));
-    dirs.push(dir);
-    const fresh = openDb(join(dir, 'fresh.db'));
-    const stepped = new Database(join(dir, 'stepped.db'));
-    stepped.pragma('user_version = 1');
-    stepped.exec(MIGRATIONS[0]!);
-    stepped.close();
-    const migrated = openDb(join(dir, 'stepped.db'));
+  // The newest version's entry checks the history itself: its steps end at the description.
+  it.each([...OLD_VERSIONS, SCHEMA_VERSION])(
+    'a v%i data dir has the schema made from the description',
+    (v) => {
+      expect(SQLITE_HISTORY).toHaveLength(SCHEMA_VERSION);
+      const dir = tempDir();
+      const fresh = openDb(join(dir, 'fresh.db'));
+      sqliteAt(join(dir, 'old.db'), v).close();
+      const upgraded = openDb(join(dir, 'old.db'));
+      try {
+        expect(fresh.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+        expect(upgraded.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+        expect(shape(upgraded)).toEqual(shape(fresh));
+      } finally {
+        fresh.close();
+        upgraded.close();
+      }
+    },
+  );
+});
+
+/** Columns renamed since: the newest name → the old one. */
+const RENAMED: Record<string, string> = {
+  'idempotency_keys.created_ms': 'created_at',
+  'menu_snapshots.template': 'json',
+};
+/** Values a column's CHECK allows; rows that would trigger a fix-up of stored values are avoided. */
+const CHOSEN: Record<string, unknown> = {
+  status: 'pending',
+  entity_type: 'item',
+  action: 'stock',
+  'branches.record': '{"busy_mode_updated_at":"2026-01-01T00:00:00.000Z"}',
+  'idempotency_keys.event_seq': null,
+};
+
+/** One row in every table, each value told apart from the others; ids and references are 1. */
+function fill(db: Db): Record<string, Record<string, unknown>> {
+  const rows: Record<string, Record<string, unknown>> = {};
+  let n = 100;
+  db.pragma('foreign_keys = OFF'); // tables in any order; the caller checks the references
+  const tables = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    .pluck()
+    .all() as string[];
+  for (const table of tables) {
+    const keys = (db.pragma(`foreign_key_list(${table})`) as { from: string }[]).map((k) => k.from);
+    const row: Record<string, unknown> = {};
+    for (const c of db.pragma(`table_info(${table})`) as { name: string; type: string; pk: number }[]) {
+      const chosen = CHOSEN[`${table}.${c.name}`] ?? CHOSEN[c.name];
+      if (chosen !== undefined || `${table}.${c.name}` in CHOSEN) row[c.name] = chosen ?? null;
+      else if (c.type === 'TEXT') row[c.name] = JSON.stringify({ [`${table}.${c.name}`]: n++ });
+      else row[c.name] = c.pk || keys.includes(c.name) ? 1 : n++;
+    }
+    const names = Object.keys(row);
+    db.prepare(`INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`).run(
+      Object.values(row),
+    );
+    rows[table] = row;
+  }
+  db.pragma('foreign_keys = ON');
+  return rows;
+}
+
+describe('SQLite upgrade', () => {
+  it.each(OLD_VERSIONS)('keeps every row of a v%i data dir, value for value', (v) => {
+    const dir = tempDir();
+    const old = sqliteAt(join(dir, 'partner.db'), v);
+    const written = fill(old);
+    expect(old.pragma('foreign_key_check')).toEqual([]);
+    // Ids handed out and deleted since: an AUTOINCREMENT table (v6 on) must not hand them again.
+    // And a stale lower row beside one, as an INSERT … SELECT into an AUTOINCREMENT table can leave.
+    if (v >= 6) {
+      old.exec('UPDATE sqlite_sequence SET seq = seq + 40');
+      old.exec("INSERT INTO sqlite_sequence SELECT name, 2 FROM sqlite_sequence WHERE name = 'menu_items'");
+    }
+    const sequences =
+      v >= 6
+        ? old.prepare('SELECT name, max(seq) AS seq FROM sqlite_sequence GROUP BY name ORDER BY name').all()
+        : [];
+    old.close();
+
+    const db = openDb(join(dir, 'partner.db'));
     try {
-      expect(migrated.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
-      expect(fresh.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
-      expect(shape(fresh)).toEqual(shape(migrated));
+      for (const [table, row] of Object.entries(written)) {
+        const expected: Record<string, unknown> = {};
+        for (const c of db.pragma(`table_info(${table})`) as { name: string; dflt_value: string | null }[]) {
+          const from = RENAMED[`${table}.${c.name}`] ?? c.name;
+          expected[c.name] =
+            from in row
+              ? row[from]
+              : c.dflt_value === null
+                ? null
+                : db.prepare(`SELECT ${c.dflt_value}`).pluck().get();
+        }
+        expect(db.prepare(`SELECT * FROM ${table}`).all(), table).toEqual([expected]);
+      }
+      expect(db.pragma('foreign_key_check')).toEqual([]);
+      if (v >= 6) {
+        expect(db.prepare('SELECT name, seq FROM sqlite_sequence ORDER BY name').all()).toEqual(sequences);
+      }
     } finally {
-      fresh.close();
-      migrated.close();
+      db.close();
+    }
+  });
+
+  it('refuses a data dir newer than this partner, and one whose columns it would drop, changing nothing', () => {
+    const dir = tempDir();
+    const newer = sqliteAt(join(dir, 'newer.db'), SCHEMA_VERSION);
+    newer.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    newer.close();
+    expect(() => openDb(join(dir, 'newer.db'))).toThrow(/newer than this partner/);
+
+    const odd = sqliteAt(join(dir, 'odd.db'), SCHEMA_VERSION - 1);
+    odd.exec(`ALTER TABLE businesses ADD COLUMN motto TEXT;
+      INSERT INTO businesses (title, motto, created_at) VALUES ('B', 'kept', '2026-01-01T00:00:00.000Z')`);
+    odd.close();
+    expect(() => openDb(join(dir, 'odd.db'))).toThrow(/upgrade would drop businesses: motto/);
+    const after = new Database(join(dir, 'odd.db'));
+    try {
+      expect(after.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION - 1);
+      expect(after.prepare('SELECT motto FROM businesses').pluck().all()).toEqual(['kept']);
+    } finally {
+      after.close();
     }
   });
 });
 
 describe('SQLite migration 8', () => {
   it('opens a v7 data dir and keeps its stored answers, snapshots and deliveries', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'partner-mig8-'));
-    dirs.push(dir);
-    const file = join(dir, 'partner.db');
-    const old = new Database(file);
-    for (const m of MIGRATIONS.slice(0, 7)) old.exec(m);
-    old.pragma('user_version = 7');
+    const file = join(tempDir(), 'partner.db');
+    const old = sqliteAt(file, 7);
     const at = '2026-01-01T00:00:00.000Z';
     const order = '{"id":1,"status":2}';
     const eventId = eventIdFor(7);
@@ -106,7 +217,7 @@ describe('SQLite migration 8', () => {
     old.close();
 
     const db = openDb(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     const store = new SqliteStore(db);
     try {
       const [plain, byRef, template, delivery] = await store.read(async (tx) => [

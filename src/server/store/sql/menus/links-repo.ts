@@ -1,12 +1,13 @@
 // The links of the menu definition, one table-driven repository for all four kinds, written once
 // for both backends (store/sql/query.ts). A link keeps the order it was made in: seq.
-import { LINKS, type LinkKind } from '../../menus/links-repo.js';
+import type { LinkKind } from '../../menus/links-repo.js';
 import { type Query, q, type Sql } from '../query.js';
+import { LINKS } from '../schema.js';
 
 type Statement = 'owns' | 'link' | 'unlink' | 'children' | 'parents' | 'ofBrand';
 
 /**
- * Every statement of one kind, built from LINKS. Each is confined to the business through the
+ * Every statement of one kind, built from the schema's LINKS. Each is confined to the business through the
  * parent. link/unlink take the children as one list: one statement whatever their number, and
  * the list's positions keep the order given, so seq follows it. (`WHERE true`: SQLite's parser
  * needs a WHERE before ON CONFLICT in an INSERT … SELECT.)
