@@ -427,9 +427,17 @@ export class PgTx extends SqlUnit {
     return new SqlDeliveries(this, this.shared.deliveryPerUrl);
   }
 
-  /** Brands whose layers, branches whose item states this unit has locked (each taken once). */
-  private layersLocked?: Set<number>;
-  private statesLocked?: Set<number>;
+  /** The advisory locks this unit holds, `class:object`: each is taken once per unit. */
+  private held?: Set<string>;
+
+  /** A transaction-scoped advisory lock on `id` of lock class `kind`, once per unit. */
+  private async lockOnce(kind: number, id: number): Promise<void> {
+    const name = `${kind}:${id}`;
+    if (this.held?.has(name)) return;
+    await this.exec('SELECT pg_advisory_xact_lock($1::int, ($2::bigint % 2147483648)::int)', [kind, id]);
+    this.held ??= new Set();
+    this.held.add(name);
+  }
 
   /**
    * Sync, publish, store-level edits and enable toggles all read a store layer, change it (or
@@ -446,14 +454,8 @@ export class PgTx extends SqlUnit {
    * the same unit (the request's handler is the whole attempt, and what follows it only stores
    * the answer).
    */
-  async lockBrandLayers(brandId: number): Promise<void> {
-    if (this.layersLocked?.has(brandId)) return;
-    await this.exec('SELECT pg_advisory_xact_lock($1::int, ($2::bigint % 2147483648)::int)', [
-      LAYERS_LOCK,
-      brandId,
-    ]);
-    this.layersLocked ??= new Set();
-    this.layersLocked.add(brandId);
+  lockBrandLayers(brandId: number): Promise<void> {
+    return this.lockOnce(LAYERS_LOCK, brandId);
   }
 
   /**
@@ -473,14 +475,8 @@ export class PgTx extends SqlUnit {
    * changing one branch's items then take turns, as SQLite's single writer does, instead of each
    * starting from what the other had not committed yet (a lost change, a "went out" counted twice).
    */
-  async lockBranchStates(branchId: number): Promise<void> {
-    if (this.statesLocked?.has(branchId)) return;
-    await this.exec('SELECT pg_advisory_xact_lock($1::int, ($2::bigint % 2147483648)::int)', [
-      STATE_LOCK,
-      branchId,
-    ]);
-    this.statesLocked ??= new Set();
-    this.statesLocked.add(branchId);
+  lockBranchStates(branchId: number): Promise<void> {
+    return this.lockOnce(STATE_LOCK, branchId);
   }
 }
 
