@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../../src/server/store/sqlite/migrations.js';
-import { testBackend } from '../helpers/pg-databases.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
 import { sqliteAt } from '../helpers/sqlite-history.js';
 
 // A data dir made by an earlier partner (every SQLite schema version it shipped) is served by this
 // one: the server upgrades it at start and answers with what the old version stored.
-// (PostgreSQL keeps its own migration list: test/postgres/store.test.ts.)
+// SQLite only, so outside test/server, which runs on PostgreSQL too (PostgreSQL keeps its own
+// migration list: test/postgres/store.test.ts).
 
 let s: TestServer | undefined;
 const dirs: string[] = [];
@@ -23,7 +23,7 @@ const AT = '2025-03-04T05:06:07.890Z';
 const BRANCH = `{"id":1,"title":"Old branch","brand_ids":[1],"busy_mode_updated_at":"${AT}"}`;
 const ORDER = '{"id":1,"status":"new","total":"12.50"}';
 
-describe.skipIf(testBackend() === 'postgres')('a data dir of an earlier version', () => {
+describe('a data dir of an earlier version', () => {
   it.each(Array.from({ length: SCHEMA_VERSION - 1 }, (_, i) => i + 1))(
     'v%i: the server starts on it and serves its brands, branches and orders',
     async (v) => {
