@@ -65,15 +65,23 @@ async function listen(nodeArgs: string[] = []) {
   return { child, url, exited, stderr: () => stderr };
 }
 
-/** A script for node's --require: the process sends itself `signal` from inside the stderr write of `line`. */
-function signalOnLine(line: string, signal: NodeJS.Signals): string {
+/**
+ * A script for node's --require: the process sends itself `signal` from inside the stderr write of
+ * `line`; `again`: once more two event-loop turns later, after the first has been dispatched (a
+ * signal a process sends itself is waiting in the next turn's poll).
+ */
+function signalOnLine(line: string, signal: NodeJS.Signals, again = false): string {
   const preload = join(tempDir('partner-preload-'), 'signal-on-line.cjs');
+  const kill = `process.kill(process.pid, ${JSON.stringify(signal)})`;
   writeFileSync(
     preload,
     `const write = process.stderr.write;
 process.stderr.write = function (chunk, ...rest) {
   const r = write.call(this, chunk, ...rest);
-  if (String(chunk).includes(${JSON.stringify(line)})) process.kill(process.pid, ${JSON.stringify(signal)});
+  if (String(chunk).includes(${JSON.stringify(line)})) {
+    ${kill};
+    ${again ? `setImmediate(() => setImmediate(() => ${kill}));` : ''}
+  }
   return r;
 };
 `,
@@ -108,25 +116,9 @@ describe('partner listen --local stops on a signal and removes its registration'
   }
   // A closing terminal window can send SIGHUP twice: the kernel's hang-up, then the emulator's own
   // (node-pty does both). The second came as the clean-up had begun and counted as a second signal
-  // (forced exit 129, webhook left registered). Here listen sends both itself: the first from
-  // inside the write of "Listening on", the second two event-loop turns later, once the first has
-  // been dispatched (a signal a process sends itself is waiting in the next turn's poll).
+  // (forced exit 129, webhook left registered). Here listen sends both itself.
   it('SIGHUP twice (a terminal window closed): still a clean stop', async () => {
-    const preload = join(tempDir('partner-preload-'), 'double-hangup.cjs');
-    writeFileSync(
-      preload,
-      `const write = process.stderr.write;
-process.stderr.write = function (chunk, ...rest) {
-  const r = write.call(this, chunk, ...rest);
-  if (String(chunk).includes('Listening on')) {
-    process.kill(process.pid, 'SIGHUP');
-    setImmediate(() => setImmediate(() => process.kill(process.pid, 'SIGHUP')));
-  }
-  return r;
-};
-`,
-    );
-    const l = await listen(['--require', preload]);
+    const l = await listen(['--require', signalOnLine('Listening on', 'SIGHUP', true)]);
     expect({ ...(await l.exited), stderr: l.stderr() }).toMatchObject({ code: 0, signal: null });
     expect(await registered()).not.toContain(l.url);
   });
