@@ -8,6 +8,12 @@ import { fmt, load, median, loadNote } from '../lib/stats.mjs';
 export const title = 'GET /v1/partner/branches (demo page and 20 rows) vs raw node:http';
 
 const RUNS = 3;
+/**
+ * Seconds of load before the runs, for each server: a fresh partner server reaches its steady
+ * state (V8's optimising tiers, the young generation grown to its size) only after a few seconds
+ * of load; with 1 s its first run measured that warm-up (74 µs per request against 59 in the next).
+ */
+const WARM_S = 5;
 
 export async function run({ log }) {
   const partner = await startPartnerServer({ core: 0 });
@@ -44,8 +50,8 @@ async function compare({ log, label, url, headers, sample, partner }) {
   const rawRuns = [];
   const partnerRuns = [];
   try {
-    await load({ url: raw.info.url, duration: 1 }); // warm-up
-    await load({ url, headers, duration: 1 });
+    await load({ url: raw.info.url, duration: WARM_S });
+    await load({ url, headers, duration: WARM_S });
     for (let i = 0; i < RUNS; i++) {
       rawRuns.push(await withCpu(raw.child.pid, () => load({ url: raw.info.url })));
       partnerRuns.push(await withCpu(partner.child.pid, () => load({ url, headers })));
