@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync } from 'node:fs';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { IPty } from '@lydell/node-pty';
@@ -77,6 +77,9 @@ export interface PtySession {
   kill(): void;
 }
 
+/** Written into a pty's slave once its child is gone, to see all output read (spawnPartner). */
+const END = '\u001b]partner-pty-end\u0007';
+
 const live = new Set<PtySession>();
 const dirs = tempDirs('partner-pty-');
 
@@ -141,32 +144,48 @@ export function spawnPartner(args: string[], o: PtyOptions = {}): PtySession {
   let exitCode: number | undefined;
   // Linux drops what is still buffered in a pty once its last slave fd closes, so a child that
   // writes a few KiB and exits lost its tail about one run in three. A terminal window never does:
-  // it keeps reading. Hold a slave fd of our own until the child is gone and its output has gone
-  // quiet, then let go (node-pty then sees the hang-up and reports the exit).
+  // it keeps reading. Hold a slave fd of our own until everything the child wrote has been read,
+  // then let go (node-pty then sees the hang-up and reports the exit). Once the child is gone, the
+  // watch writes END through that fd: the pty hands bytes over in order, so when END comes out of
+  // the master, all of the child's output has come before it (END itself never reaches the screen).
   let hold: number | undefined = openSync(
     (child as unknown as { _pty: string })._pty,
-    constants.O_RDWR | constants.O_NOCTTY,
+    constants.O_RDWR | constants.O_NOCTTY | constants.O_NONBLOCK,
   );
-  let lastData = Date.now();
-  // Whether output arrived since the watch's last look: the event loop polls the pty between two
-  // looks, so a look that finds none means the poll found nothing left to read (a busy machine
-  // can starve this process for longer than any quiet period in ms).
-  let sawData = false;
+  let endWritten = false;
+  // node-pty destroys its read stream 200 ms after the child's exit (a timer of its own, for
+  // macOS, where the stream may never end). On a busy machine that timer can run before the poll
+  // that reads the last of the output, which is then lost. While we hold the slave the stream does
+  // end by itself once released (EIO), so node-pty's destroy waits for the release.
+  const socket = (child as unknown as { _socket: { destroy(err?: Error): unknown } })._socket;
+  const destroy = socket.destroy.bind(socket);
+  let destroyAsked = false;
+  socket.destroy = (err?: Error) => {
+    if (hold === undefined) return destroy(err);
+    destroyAsked = true;
+    return socket;
+  };
   const release = () => {
     if (hold === undefined) return;
     closeSync(hold);
     hold = undefined;
     clearInterval(watch);
+    if (destroyAsked) destroy();
   };
   const watch = setInterval(() => {
-    let gone = false;
+    if (endWritten || hold === undefined) return;
     try {
       process.kill(child.pid, 0);
+      return;
     } catch {
-      gone = true;
+      // gone
     }
-    if (gone && !sawData && Date.now() - lastData >= 30) release();
-    sawData = false;
+    try {
+      writeSync(hold, END);
+      endWritten = true;
+    } catch {
+      // The pty's buffer is full (nothing reads it?): the next look tries again.
+    }
   }, 10);
   const exited = new Promise<number>((resolve) => {
     child.onExit(({ exitCode: code }) => {
@@ -175,14 +194,30 @@ export function spawnPartner(args: string[], o: PtyOptions = {}): PtySession {
       resolve(code);
     });
   });
-  child.onData((d) => {
-    lastData = Date.now();
-    sawData = true;
+  const show = (d: string) => {
+    if (d === '') return;
     raw += d;
     pending++;
     term.write(d, () => {
       pending--;
     });
+  };
+  /** Output after END was written, held back while it may be the start of END. */
+  let carry = '';
+  child.onData((d) => {
+    if (!endWritten) return show(d);
+    const text = carry + d;
+    const at = text.indexOf(END);
+    if (at >= 0) {
+      carry = '';
+      show(text.slice(0, at));
+      release();
+      return;
+    }
+    let keep = Math.min(END.length - 1, text.length);
+    while (keep > 0 && !END.startsWith(text.slice(text.length - keep))) keep--;
+    carry = text.slice(text.length - keep);
+    show(text.slice(0, text.length - keep));
   });
   const flushed = async () => {
     for (let i = 0; pending > 0 && i < 200; i++) await new Promise((r) => setTimeout(r, 5));
