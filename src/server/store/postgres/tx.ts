@@ -110,11 +110,23 @@ export class PgTx extends SqlUnit {
   /** Each unit is its own transaction: it never sees another unit's uncommitted writes. */
   readonly readsCommittedOnly = true;
   private savepoints = 0;
-
   /** Whether its transaction has begun (a read unit's lazily: `query`). */
   begun: boolean;
   /** Round trips to PostgreSQL, told to the store (PgStore.stats). */
   roundTrips = 0;
+  /** Whether this is a run after a restart (see level). */
+  readonly full: boolean;
+  /** Statements that wrote so far (attempt() rolls back without a savepoint only if none did). */
+  private writes = 0;
+  private statements = 0;
+  /** The pooled connection a read unit on the pipe took to begin its transaction. */
+  pooled?: PoolClient;
+  private beginning?: Promise<void>;
+  private firstText?: string;
+  /** Checked by the store however `fn` ended: a caller that catches the PgRestart never commits. */
+  restart?: PgRestart;
+  /** The advisory locks this unit holds, `class:object`. */
+  private held?: Set<string>;
 
   constructor(
     /** A pooled connection, or the shared pipe for a unit that runs no transaction (PgPipe). */
@@ -135,13 +147,6 @@ export class PgTx extends SqlUnit {
     this.begun = mode === 'write' && this.full;
     this.optimistic = mode === 'write' && !this.full;
   }
-
-  /** Whether this is a run after a restart (see level). */
-  readonly full: boolean;
-  /** Statements that wrote so far (attempt() rolls back without a savepoint only if none did). */
-  private writes = 0;
-
-  private statements = 0;
 
   private check(write: boolean): void {
     if (this.state !== 'running')
@@ -190,9 +195,6 @@ export class PgTx extends SqlUnit {
     return this.client.query(q);
   }
 
-  /** The pooled connection a read unit on the pipe took to begin its transaction. */
-  pooled?: PoolClient;
-
   private async begin(): Promise<void> {
     if (this.acquire) {
       this.pooled = await this.acquire();
@@ -203,11 +205,6 @@ export class PgTx extends SqlUnit {
     this.begun = true;
   }
 
-  private beginning?: Promise<void>;
-
-  /** Checked by the store however `fn` ended: a caller that catches the PgRestart never commits. */
-  restart?: PgRestart;
-
   private restartOn(why: string): PgRestart {
     this.restart ??= new PgRestart(why);
     return this.restart;
@@ -217,7 +214,6 @@ export class PgTx extends SqlUnit {
   async settled(): Promise<void> {
     await this.beginning?.catch(() => undefined);
   }
-  private firstText?: string;
 
   /**
    * Runs a statement that writes ($1… placeholders); resolves to the affected row count. `exact`:
@@ -394,9 +390,6 @@ export class PgTx extends SqlUnit {
   protected override newDeliveries(): SqlDeliveries {
     return new SqlDeliveries(this, this.shared.deliveryPerUrl);
   }
-
-  /** The advisory locks this unit holds, `class:object`. */
-  private held?: Set<string>;
 
   /**
    * A transaction-scoped advisory lock on `id` of class `kind`, once per unit, that makes two
