@@ -401,6 +401,19 @@ describe('shared rules across instances', () => {
     expect(await b.claims.begin('cred', 'key-2', 3_000_001)).toEqual({ kind: 'stored', answer });
   });
 
+  it('claims a key whose fresh answer names an event that is gone, once: the key counts as unused', async () => {
+    const now = 5_000_000;
+    await rowsOf(
+      `INSERT INTO idempotency_keys (credential_key, idem_key, fingerprint, status, is_error, payload, created_ms, event_seq)
+       VALUES ('cred', 'key-4', 'f', 200, false, NULL, $1, 987654321)`,
+      [now],
+    );
+    expect(await a.claims.begin('cred', 'key-4', now + 1)).toEqual({ kind: 'claimed', recheck: true });
+    expect(await b.claims.begin('cred', 'key-4', now + 2)).toEqual({ kind: 'in_flight' });
+    await a.claims.release('cred', 'key-4');
+    expect(await b.claims.begin('cred', 'key-4', now + 3)).toEqual({ kind: 'claimed', recheck: true });
+  });
+
   async function rowsOf(text: string, values: unknown[] = []): Promise<unknown[]> {
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();

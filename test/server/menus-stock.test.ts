@@ -367,12 +367,12 @@ describe('enable toggles', () => {
     expect(ok(await getMenu(s, m.brandId, b2)).sections[0].categories).toHaveLength(1);
   });
 
-  it('unknown ids → 404; recorded as enable activity', async () => {
-    expectError(
-      await call(s, 'PATCH', `${M}/items/enable`, { body: { ids: [m.item, 999_999], isEnabled: false } }),
-      404,
-      'resource_not_found',
-    );
+  it('unknown ids → 404 naming them; recorded as enable activity', async () => {
+    const unknown = await call(s, 'PATCH', `${M}/items/enable`, {
+      body: { ids: [999_998, m.item, 999_999], isEnabled: false },
+    });
+    expectError(unknown, 404, 'resource_not_found');
+    expect(unknown.body.error?.details).toEqual({ missing_ids: [999_998, 999_999] });
     const sections = await oos('sections');
     expect(
       sections.results.filter((x: { action: string }) => x.action === 'enable').length,

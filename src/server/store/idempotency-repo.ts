@@ -4,10 +4,7 @@ import type { SqlIdempotencyAnswers } from './sql/idempotency-repo.js';
 /** What a write request finds when it starts (see IdempotencyClaims.begin). */
 export type Begun =
   | { kind: 'stored'; answer: StoredResponse }
-  /**
-   * `recheck`: an answer may have been stored between the look and the claim (a shared store,
-   * where the two are separate statements), so the request's unit looks once more.
-   */
+  /** `recheck`: an answer may have been stored since the look (a shared store): the unit looks again. */
   | { kind: 'claimed'; recheck: boolean }
   | { kind: 'in_flight' };
 
@@ -19,11 +16,10 @@ export type Begun =
  */
 export interface IdempotencyClaims {
   /**
-   * A committed answer still within the window → `stored` (a replay or a conflict; no claim is
-   * taken, replays need none). Otherwise the key is claimed for this request → `claimed`, unless
-   * another request holds it → `in_flight`. A shared store keeps the claim as a row with a lease
-   * from `now`, so a crashed holder's claim lapses; a single-process store may keep it in memory.
-   * An answer stored after `begin` looked is found by the unit's own lookup (`recheck`).
+   * A committed answer still within the window → `stored` (a replay or a conflict; replays need no
+   * claim). Otherwise the key is claimed for this request → `claimed`, unless another request
+   * holds it → `in_flight`. A shared store's claim is a row with a lease from `now`, so a crashed
+   * holder's claim lapses.
    */
   begin(credentialKey: string, key: string, now: number): Promise<Begun>;
   /** Gives the claim back once the request has ended, answered or not. */

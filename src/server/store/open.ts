@@ -18,9 +18,8 @@ interface OpenedStore {
   /** One read statement outside a transaction, where the backend has a cheaper path than a read unit. */
   peek<T>(fn: import('./store.js').UnitFn<T>): Promise<T>;
   /**
-   * A credential's row as committed now and, unless revoked, one request taken from its rate
-   * budget, in one round trip; with `idemKey`, also the claim of that Idempotency-Key when the
-   * take allowed the request (PostgreSQL only: SQLite's buckets and claims are in memory).
+   * PgRateLimits.admit: the credential check, rate take and claim in one round trip (PostgreSQL
+   * only: SQLite's buckets and claims are in memory).
    */
   admitCredential?: (
     key: string,

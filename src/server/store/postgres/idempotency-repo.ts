@@ -7,9 +7,8 @@ import { q, type Sql } from '../sql/query.js';
 import type { PgTx } from './tx.js';
 
 /**
- * How long a claim holds without its holder giving it back. A request ends within the server's
- * request timeout (30 s by default), so a live holder has always released its claim by then; a
- * claim older than this belongs to an instance that died, and the next request takes it over.
+ * How long a claim holds without its holder giving it back: a request ends within the request
+ * timeout (30 s by default), so an older claim is a dead instance's, and the next request takes it.
  */
 const CLAIM_LEASE_MS = 60_000;
 
@@ -17,34 +16,32 @@ const CLAIM_LEASE_MS = 60_000;
 export const newHolder = () => randomBytes(9).toString('base64url');
 
 const RELEASE = 'DELETE FROM idempotency_claims WHERE credential_key = $1 AND idem_key = $2 AND holder = $3';
+/** Inserts a claim, or takes it over from a holder whose lease ran out before `$5` (now). */
+const CLAIM = (values: string) => `
+    INSERT INTO idempotency_claims AS c (credential_key, idem_key, holder, lease_until_ms) ${values}
+    ON CONFLICT (credential_key, idem_key) DO UPDATE SET holder = excluded.holder, lease_until_ms = excluded.lease_until_ms
+    WHERE c.lease_until_ms < $5`;
 
 /**
- * The look for a fresh stored answer and, only when there is none and `$7` holds, the take of the
- * claim (inserted, or taken over from a holder whose lease ran out), as CTEs `a` and `cl` of one
- * statement; `$1`–`$6` as in BEGIN below. PgRateLimits.admit puts them in its own statement.
+ * The look for a fresh stored answer and, only when there is none and `when` holds, the take of
+ * the claim, as CTEs `a` and `cl` of one statement (`$1`–`$6`: PgClaims.values). PgRateLimits.admit
+ * puts them in its own statement.
  */
 export const claimCtes = (when: string) => `a AS (${ANSWER.postgres} AND k.created_ms > $6),
-  cl AS (
-    INSERT INTO idempotency_claims AS c (credential_key, idem_key, holder, lease_until_ms)
-    SELECT $1, $2, $3::text, $4::bigint WHERE NOT EXISTS (SELECT 1 FROM a) AND ${when}
-    ON CONFLICT (credential_key, idem_key) DO UPDATE SET holder = excluded.holder, lease_until_ms = excluded.lease_until_ms
-    WHERE c.lease_until_ms < $5
-    RETURNING 1
-  )`;
+  cl AS (${CLAIM(`SELECT $1, $2, $3::text, $4::bigint WHERE NOT EXISTS (SELECT 1 FROM a) AND ${when}`)} RETURNING 1)`;
 /** What the claim's CTEs add to a statement's row (with `a.*` for the answer). */
 export const CLAIM_TAKEN = '(SELECT count(*) FROM cl)::int AS taken';
 
 const BEGIN = `WITH ${claimCtes('true')}
   SELECT a.*, ${CLAIM_TAKEN} FROM (SELECT 1) AS one LEFT JOIN a ON true`;
+const TAKE = CLAIM('VALUES ($1, $2, $3, $4)');
 
 /**
- * Claims as rows every instance sees. `begin` looks for a fresh stored answer and, if there is
- * none, takes the claim (`ON CONFLICT` taking over only a claim whose lease has run out), in one
- * statement. An answer committed after that statement's snapshot (its holder gives the claim back
- * in the unit that stores it) is caught by the request's unit (`recheck`, or on the one-statement
- * path the answer's own write, which refuses to overwrite a fresh answer). Even a claim taken
- * over from a holder that is in fact still running cannot execute twice: its answer is stored
- * with the change, and `put` refuses to overwrite a fresh answer.
+ * Claims as rows every instance sees; `begin` looks for an answer and claims in one statement. An
+ * answer committed after its snapshot is caught by the request's unit (`recheck`, or on the
+ * one-statement path the answer's own write). Even a claim taken over from a holder still running
+ * cannot execute twice: the answer is stored with the change, and `put` refuses to overwrite a
+ * fresh one.
  */
 export class PgClaims implements IdempotencyClaims {
   /** This instance's claims: release deletes only the claim it took, never a successor's. */
@@ -90,9 +87,7 @@ export class PgClaims implements IdempotencyClaims {
     const holder = newHolder();
     const taken = await this.pool.query({
       name: 'idem-claim',
-      text: `INSERT INTO idempotency_claims AS c (credential_key, idem_key, holder, lease_until_ms) VALUES ($1, $2, $3, $4)
-             ON CONFLICT (credential_key, idem_key) DO UPDATE SET holder = excluded.holder, lease_until_ms = excluded.lease_until_ms
-             WHERE c.lease_until_ms < $5`,
+      text: TAKE,
       values: [credentialKey, key, holder, now + CLAIM_LEASE_MS, now],
     });
     if (taken.rowCount === 0) return { kind: 'in_flight' };
@@ -101,10 +96,9 @@ export class PgClaims implements IdempotencyClaims {
   }
 
   /**
-   * Gives this instance's claim on the key back inside `tx`, the unit that stores the key's
-   * answer: the answer and the claim's end commit together (no round trip of its own after the
-   * answer), and the request's own release afterwards finds nothing left to do. Any row count:
-   * a claim that lapsed and was taken over is the successor's, and stays.
+   * Gives this instance's claim back inside `tx`, the unit that stores the key's answer: both
+   * commit together, with no round trip of their own. Any row count: a lapsed claim taken over is
+   * the successor's, and stays.
    */
   async releaseIn(tx: PgTx, credentialKey: string, key: string): Promise<void> {
     const slot = `${credentialKey}\n${key}`;

@@ -1,10 +1,9 @@
 import type { Pool } from 'pg';
 import { schemaSql } from '../sql/schema.js';
 
-// Versioned schema: migration N is recorded as version N in schema_migrations once applied.
-// Append only; never edit a migration that has shipped. An empty database is created from the
-// schema description (sql/schema.ts) at the newest version at once, so a migration here only
-// brings an existing database forward, and the description gets the same change.
+// Migration N is recorded as version N in schema_migrations. Append only; never edit a shipped
+// one. An empty database is made from the description (sql/schema.ts) at the newest version, so a
+// migration only brings an existing database forward, and the description gets the same change.
 export const MIGRATIONS: readonly string[] = [
   /* 1: the whole schema as first shipped (an empty database now starts from the description) */ '',
   /* 2: a stored Idempotency-Key answer that is exactly the order an outbox event carries (a

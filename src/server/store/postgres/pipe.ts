@@ -12,17 +12,14 @@ export interface PgConn {
 }
 
 /**
- * A few connections in node-postgres's pipeline mode, shared by every request of the instance,
- * for the work that is one statement outside any transaction: the credential check with its rate
- * take, the Idempotency-Key claims, a one-statement read, and the reads of a write unit on its
- * one-statement path (its one write goes out on a pooled connection: PgTx.flush). Statements from many requests go out back to back on one connection without waiting for
- * each other's answers, and each ends with its own Sync: it is its own implicit transaction, and
- * its failure touches no other. Measured on this machine (PostgreSQL and the server on one core,
- * 50 callers each running an UPDATE and a 20-row SELECT): 2,090 pairs/s on one pipelined
- * connection against 1,168/s on a pool of 10. A transaction (BEGIN … COMMIT) never runs here: it
- * would take in the statements of other requests; units on the full path take a pooled
- * connection as before. Nothing here waits for a pooled unit but a row lock, which that unit
- * releases by itself, so the two cannot wait on each other.
+ * A few connections in node-postgres's pipeline mode, shared by the instance's requests, for work
+ * that is one statement outside any transaction (the credential check and rate take, the claims,
+ * one-statement reads, the reads of a write unit's one-statement path). Statements of many
+ * requests go out back to back, each with its own Sync: its own implicit transaction, whose
+ * failure touches no other. Measured (PostgreSQL and server on one core, 50 callers each running
+ * an UPDATE and a 20-row SELECT): 2,090 pairs/s on one pipelined connection, 1,168/s on a pool of
+ * 10. A transaction never runs here (it would take in other requests' statements). Nothing here
+ * waits for a pooled unit but a row lock, which that unit releases by itself: no deadlock.
  */
 export class PgPipe implements PgConn {
   private readonly conns: (Promise<pg.Client> | undefined)[];
@@ -48,10 +45,9 @@ export class PgPipe implements PgConn {
   }
 
   /**
-   * node-postgres writes each statement as soon as it is queued, one syscall each; on loopback
-   * the sender also pays for the receiving side of TCP, so that write was the largest item of a
-   * PATCH's profile. Held until the check phase of this turn of the event loop, the statements
-   * of every request handled in the turn go out in one write.
+   * node-postgres writes each statement at once, a syscall each (on loopback the sender also pays
+   * for TCP's receiving side: the largest item of a PATCH's profile). Held until this turn's check
+   * phase, the statements of every request of the turn go out in one write.
    */
   private corkForTurn(client: pg.Client): void {
     const stream = (client as unknown as { connection: { stream: Socket } }).connection.stream;

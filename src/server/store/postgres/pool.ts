@@ -40,10 +40,9 @@ export function openPool(url: string, opts: PgPoolOptions = {}): pg.Pool {
     options: '-c TimeZone=UTC',
     application_name: 'partner',
   });
-  // The pool listens for errors on idle connections only: one that fails while handed out (the
-  // database restarted under a unit) would throw its 'error' event at the process and end it.
-  // The statement running on it fails and tells its caller, which releases it as broken. From
-  // the pool's first connection on (the migrations' too: they stay in the pool).
+  // The pool listens for errors on idle connections only: one failing while handed out (the
+  // database restarted under a unit) would throw 'error' at the process. Its statement fails and
+  // tells the caller, which releases it as broken. On 'connect': the migrations' connection too.
   pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }

@@ -64,11 +64,7 @@ function decisionOf(tokens: number, allowed: boolean, limit: number): RateDecisi
   };
 }
 
-/**
- * What `admit` found: the credential's row now, the take made at its limit (none if revoked or
- * absent) and, when it was asked to claim an Idempotency-Key, what the claim found (none when
- * the take did not allow the request).
- */
+/** What `admit` found: the row now, the take (none if revoked or absent), the claim (if taken). */
 export interface Admission {
   row: CredentialRow | undefined;
   rate: RateDecision | undefined;
@@ -96,10 +92,9 @@ export class PgRateLimits implements RateLimits {
   }
 
   /**
-   * Reads the credential's row and takes from its bucket in one statement. Only for a request
-   * whose exact credentials were verified before (SharedCredentialAuth): a guess at a key's
-   * secret never reaches this, so it cannot spend the key's budget. With `idemKey`, the same
-   * statement claims that Idempotency-Key when the take allowed the request (ADMIT_CLAIM).
+   * Reads the credential's row and takes from its bucket (and claims `idemKey` when the take
+   * allowed the request) in one statement. Only for credentials verified before
+   * (SharedCredentialAuth): a guess at a key's secret cannot spend the key's budget.
    */
   async admit(key: string, now: number, idemKey?: string): Promise<Admission> {
     const holder = idemKey === undefined ? undefined : newHolder();

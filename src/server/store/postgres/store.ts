@@ -13,11 +13,10 @@ import { asUnavailable } from './unavailable.js';
 const OUTBOX_CHANNEL = 'partner_outbox';
 
 /**
- * The unit lost a race and is run again from the start: deadlock, serialization failure, and a
- * constraint that another instance's commit broke between this unit's check and its write (a
- * foreign key to a row just deleted, a unique value just taken). Run again, the unit's own check
- * sees the committed change and answers as it would have (404, 409); a constraint the unit itself
- * breaks fails the same way each time and, after the bounded retries, is an internal error.
+ * The unit lost a race and runs again: a deadlock, a serialization failure, a constraint another
+ * instance's commit broke between this unit's check and its write (a foreign key to a row just
+ * deleted, a unique value just taken), which the rerun's own check then answers (404, 409). A
+ * constraint the unit itself breaks fails each time and ends as an internal error.
  */
 const RETRYABLE = new Set(['40P01', '40001', '23503', '23505']);
 const MAX_RETRIES = 3;
@@ -32,19 +31,13 @@ interface PgStoreOptions extends PgPoolOptions {
 }
 
 /**
- * The shared backend: N instances on one PostgreSQL database are one service.
- *
- * A unit of work is one pooled connection inside BEGIN … COMMIT, READ COMMITTED: what must not
- * interleave takes a row lock (`SELECT … FOR UPDATE` on the order a transition changes), so a
- * unit never has to be re-run for having read something stale. Deadlocks (and serialization
- * failures, should a statement raise one) are retried a bounded number of times: a unit awaits
- * nothing but the store, so running it again has no other effect. `write` resolves after COMMIT
- * has returned: a 2xx still means committed. Read units run in a READ ONLY REPEATABLE READ
- * transaction, so every statement of one sees the same snapshot.
- *
- * Commit hooks (the dispatcher's wake-up) fire after this instance's own commits that wrote, and
- * on `partner_outbox` notifications: the outbox insert calls pg_notify inside the writing
- * transaction, so every instance hears of an event once it is committed.
+ * The shared backend: N instances on one PostgreSQL database are one service (docs/development.md,
+ * "The unit of work"). A unit runs on the cheap path first (PgTx) and, when that will not do, in
+ * BEGIN … COMMIT on a pooled connection, READ COMMITTED with row locks where what must not
+ * interleave is read; read units READ ONLY REPEATABLE READ. `write` resolves after COMMIT has
+ * returned: a 2xx means committed. Commit hooks (the dispatcher's wake-up) fire after this
+ * instance's commits that wrote (but for Query.quiet writes), and on `partner_outbox`
+ * notifications, which the outbox insert sends at commit.
  */
 export class PgStore implements Store {
   readonly claims: PgClaims;
@@ -93,18 +86,13 @@ export class PgStore implements Store {
     const pool = openPool(url, opts);
     try {
       await migrate(pool);
-    } catch (err) {
-      await pool.end().catch(() => undefined);
-      throw err;
-    }
-    const store = new PgStore(pool, url, opts);
-    try {
+      const store = new PgStore(pool, url, opts);
       await store.listen(true);
+      return store;
     } catch (err) {
       await pool.end().catch(() => undefined);
       throw err;
     }
-    return store;
   }
 
   read<T>(fn: UnitFn<T>): Promise<T> {
@@ -116,9 +104,8 @@ export class PgStore implements Store {
   }
 
   /**
-   * A read of exactly one statement, outside any transaction: one round trip where a read unit
-   * takes three (BEGIN, the statement, COMMIT). A single statement sees one snapshot of committed
-   * data by itself; `fn` running a second statement fails. For the per-request credential check.
+   * A read of exactly one statement outside any transaction (it sees one snapshot by itself; a
+   * second statement fails): the per-request credential check, in one round trip.
    */
   peek<T>(fn: UnitFn<T>): Promise<T> {
     return this.run('peek', fn);

@@ -15,10 +15,9 @@ export class PgUnitError extends Error {
 export type PgUnitMode = 'read' | 'write' | 'peek';
 
 /**
- * Thrown by a unit run on the cheap path when it needs what that path skipped (a read unit's
- * second statement, a failed attempt() that wrote without a savepoint): the store runs the unit
- * again from the start, on the full path. A unit awaits nothing but the store, so running it
- * again has no other effect (the same premise as retrying a deadlock).
+ * A unit on the cheap path needs what it skipped (a read unit's second statement, a failed
+ * attempt() that wrote without a savepoint): the store runs it again on the full path. A unit
+ * awaits nothing but the store, so a rerun has no other effect (as when retrying a deadlock).
  */
 export class PgRestart extends Error {
   override name = 'PgRestart';
@@ -41,7 +40,6 @@ interface Deferred {
   values: unknown[];
   /** Whether it must change exactly one row (else any number). */
   exact: boolean;
-  /** The table it writes. */
   table: string;
 }
 
@@ -55,10 +53,7 @@ const READ_FROM = /\b(?:FROM|JOIN|INTO|UPDATE)\s+(\w+)/gi;
 
 /** What a unit needs to know of a statement text, worked out once per text. */
 interface Shape {
-  /**
-   * Its prepared statement's name: node-postgres prepares a named statement once per connection
-   * and then only binds and executes it, so the repositories' fixed SQL is parsed and planned once.
-   */
+  /** Its prepared statement's name: node-postgres parses and plans it once per connection. */
   name: string;
   /** On the one-statement path: goes out at once (a read), waits for the end (defer), or cannot. */
   kind: 'read' | 'defer' | 'no';
@@ -70,15 +65,10 @@ const shapes = new Map<string, Shape>();
 function shapeOf(text: string): Shape {
   let s = shapes.get(text);
   if (s === undefined) {
+    const writes = DEFERRABLE.test(text);
     s = {
       name: `p${shapes.size}`,
-      kind: LOCKS.test(text)
-        ? 'no'
-        : DEFERRABLE.test(text)
-          ? RETURNING.test(text)
-            ? 'no'
-            : 'defer'
-          : 'read',
+      kind: LOCKS.test(text) || (writes && RETURNING.test(text)) ? 'no' : writes ? 'defer' : 'read',
       reads: [...text.matchAll(READ_FROM)].map((m) => m[1]!.toLowerCase()),
       writes: WRITTEN.exec(text)?.[1]?.toLowerCase() ?? '*',
     };
@@ -100,21 +90,16 @@ const MISSED = '22012';
 export class PgTx extends SqlUnit {
   readonly dialect = 'postgres';
   state: 'running' | 'done' = 'running';
-  /** Whether a statement that writes ran. */
   wrote = false;
   /** Whether it wrote something the commit hooks are for (not only Query.quiet statements). */
   wakes = false;
   /**
-   * The one-statement path of a write unit (the first run of every write unit): no BEGIN, no row
-   * locks. Reads go out at once, each on its own snapshot (what READ COMMITTED gives the
-   * statements of a transaction too); writes wait and go out at the end as ONE statement (flush),
-   * which PostgreSQL runs atomically by itself: one round trip and one commit for all of them.
-   * A write resolves at once as having changed one row; the statement checks that each did, and
-   * if one did not (an order changed meanwhile by another unit, so its versioned write missed;
-   * an answer stored meanwhile) nothing of it commits and the unit runs again on the full path,
-   * where locks make it wait its turn. A unit that needs a lock, a written row back, or a read
-   * of a table it has a write waiting for (which it would not see) runs again on the full path
-   * at once.
+   * The one-statement path (every write unit's first run): no BEGIN, no row locks. Reads go out at
+   * once, each on its own snapshot (what READ COMMITTED gives a transaction's statements too);
+   * writes wait for `flush`. A write that missed (an order changed meanwhile: its versioned write;
+   * an answer stored meanwhile) commits nothing, and the unit runs again on the full path, where
+   * locks make it wait its turn; so does, at once, a unit that needs a lock, a written row back,
+   * or a read of a table it has a write waiting for (which it would not see).
    */
   readonly optimistic: boolean;
   private deferred: Deferred[] = [];
@@ -122,20 +107,26 @@ export class PgTx extends SqlUnit {
   readonly afterCommit: (() => void)[] = [];
   /** Set when the connection is in doubt after a failed flush: the store discards it. */
   broken?: Error;
-  /**
-   * Each unit is its own transaction (READ COMMITTED for writes, a snapshot for reads): it never
-   * sees another unit's uncommitted writes.
-   */
+  /** Each unit is its own transaction: it never sees another unit's uncommitted writes. */
   readonly readsCommittedOnly = true;
   private savepoints = 0;
-
-  /**
-   * Whether this read unit's transaction has begun. A read unit begins lazily (see `query`); a
-   * write unit begins before its function runs.
-   */
+  /** Whether its transaction has begun (a read unit's lazily: `query`). */
   begun: boolean;
   /** Round trips to PostgreSQL, told to the store (PgStore.stats). */
   roundTrips = 0;
+  /** Whether this is a run after a restart (see level). */
+  readonly full: boolean;
+  /** Statements that wrote so far (attempt() rolls back without a savepoint only if none did). */
+  private writes = 0;
+  private statements = 0;
+  /** The pooled connection a read unit on the pipe took to begin its transaction. */
+  pooled?: PoolClient;
+  private beginning?: Promise<void>;
+  private firstText?: string;
+  /** Checked by the store however `fn` ended: a caller that catches the PgRestart never commits. */
+  restart?: PgRestart;
+  /** The advisory locks this unit holds, `class:object`. */
+  private held?: Set<string>;
 
   constructor(
     /** A pooled connection, or the shared pipe for a unit that runs no transaction (PgPipe). */
@@ -143,16 +134,12 @@ export class PgTx extends SqlUnit {
     readonly mode: PgUnitMode,
     readonly shared: PgShared = { deliveryPerUrl: 4 },
     /**
-     * How many times the unit has restarted (PgRestart). 0: a read unit begins lazily, a write
-     * unit runs on the one-statement path. 1 (the full path): a read unit begins its transaction
-     * before its first statement, a write unit runs inside BEGIN … COMMIT, where attempt() takes
-     * no savepoint at first. 2: attempt() takes a savepoint.
+     * Restarts so far (PgRestart). 0: a read unit begins lazily, a write unit runs on the
+     * one-statement path. 1 (the full path): a read unit begins before its first statement, a
+     * write unit runs in BEGIN … COMMIT, attempt() taking no savepoint at first. 2: it takes one.
      */
     readonly level: 0 | 1 | 2 = 0,
-    /**
-     * Given when `client` is the shared pipe: a read unit that must begin a transaction takes a
-     * pooled connection from here first (`pooled`; the store returns it).
-     */
+    /** When `client` is the pipe: where a read unit takes a connection to begin (`pooled`). */
     private readonly acquire?: () => Promise<PoolClient>,
   ) {
     super();
@@ -160,13 +147,6 @@ export class PgTx extends SqlUnit {
     this.begun = mode === 'write' && this.full;
     this.optimistic = mode === 'write' && !this.full;
   }
-
-  /** Whether this is a run after a restart (see level). */
-  readonly full: boolean;
-  /** Statements that wrote so far (attempt() rolls back without a savepoint only if none did). */
-  private writes = 0;
-
-  private statements = 0;
 
   private check(write: boolean): void {
     if (this.state !== 'running')
@@ -179,11 +159,10 @@ export class PgTx extends SqlUnit {
   }
 
   /**
-   * A read unit whose function runs one statement needs no transaction: one statement sees one
-   * snapshot by itself, so it runs alone (one round trip where BEGIN … COMMIT takes three). A
-   * second statement must see the first one's snapshot, which a transaction begun now would not:
-   * the unit restarts on the full path, and its first statement's text is remembered so that
-   * later units starting with it begin their transaction at once instead of restarting.
+   * A read unit's first statement runs alone (it sees one snapshot by itself: one round trip where
+   * BEGIN … COMMIT takes three). A second one must see the same snapshot, which a transaction
+   * begun now would not: the unit restarts on the full path, and units starting with the same
+   * text begin their transaction at once from then on (`multiStatement`).
    */
   private async query(text: string, values: readonly unknown[] | undefined) {
     const shape = shapeOf(text);
@@ -216,9 +195,6 @@ export class PgTx extends SqlUnit {
     return this.client.query(q);
   }
 
-  /** The pooled connection a read unit on the pipe took to begin its transaction. */
-  pooled?: PoolClient;
-
   private async begin(): Promise<void> {
     if (this.acquire) {
       this.pooled = await this.acquire();
@@ -229,14 +205,6 @@ export class PgTx extends SqlUnit {
     this.begun = true;
   }
 
-  private beginning?: Promise<void>;
-
-  /**
-   * Set once the unit must run again on the full path. The store checks it however `fn` ended,
-   * so a caller that catches the PgRestart and goes on still never commits this run.
-   */
-  restart?: PgRestart;
-
   private restartOn(why: string): PgRestart {
     this.restart ??= new PgRestart(why);
     return this.restart;
@@ -246,7 +214,6 @@ export class PgTx extends SqlUnit {
   async settled(): Promise<void> {
     await this.beginning?.catch(() => undefined);
   }
-  private firstText?: string;
 
   /**
    * Runs a statement that writes ($1… placeholders); resolves to the affected row count. `exact`:
@@ -273,11 +240,9 @@ export class PgTx extends SqlUnit {
   }
 
   /**
-   * The one-statement path's end: its deferred writes as one statement, each a data-modifying
-   * CTE, `WITH w0 AS (… RETURNING 1), w1 AS (…) SELECT …`, which PostgreSQL runs and commits
-   * atomically by itself. Its SELECT divides by zero (SQLSTATE 22012, which nothing else here
-   * can raise) when a write meant to change one row did not: the whole statement then fails,
-   * nothing of it commits, and the unit runs again on the full path.
+   * The one-statement path's end: the deferred writes as data-modifying CTEs of one statement,
+   * which PostgreSQL runs and commits atomically by itself. Its SELECT divides by zero (22012,
+   * raised by nothing else here) when a write meant to change one row did not: nothing commits.
    */
   async flush(): Promise<void> {
     const d = this.deferred;
@@ -293,8 +258,7 @@ export class PgTx extends SqlUnit {
         ctes.push(
           `w${i} AS (${w.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + at}`)} RETURNING 1)`,
         );
-        if (w.exact) checks.push(`(SELECT count(*) FROM w${i}) = 1`);
-        else checks.push(`(SELECT count(*) FROM w${i}) >= 0`);
+        checks.push(`(SELECT count(*) FROM w${i}) ${w.exact ? '= 1' : '>= 0'}`);
         offset += w.values.length;
       });
       text = `WITH ${ctes.join(', ')} SELECT 1 / (CASE WHEN ${checks.join(' AND ')} THEN 1 ELSE 0 END) AS ok`;
@@ -327,26 +291,27 @@ export class PgTx extends SqlUnit {
     return this.mode === 'write';
   }
 
-  async all<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
+  private read(query: Query, args: readonly unknown[] | undefined) {
     this.check(false);
-    return (await this.query(query.postgres, args)).rows as T[];
+    return this.query(query.postgres, args);
+  }
+
+  async all<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
+    return (await this.read(query, args)).rows as T[];
   }
 
   async get<T>(query: Query, args?: readonly unknown[]): Promise<T | undefined> {
-    this.check(false);
-    return (await this.query(query.postgres, args)).rows[0] as T | undefined;
+    return (await this.read(query, args)).rows[0] as T | undefined;
   }
 
   async column<T>(query: Query, args?: readonly unknown[]): Promise<T[]> {
-    this.check(false);
-    const r = await this.query(query.postgres, args);
+    const r = await this.read(query, args);
     const f = r.fields[0]?.name;
     return f === undefined ? [] : r.rows.map((row) => (row as Record<string, T>)[f]!);
   }
 
   async value<T>(query: Query, args?: readonly unknown[]): Promise<T | undefined> {
-    this.check(false);
-    const r = await this.query(query.postgres, args);
+    const r = await this.read(query, args);
     const f = r.fields[0]?.name;
     return f === undefined || r.rows.length === 0 ? undefined : (r.rows[0] as Record<string, T>)[f];
   }
@@ -370,10 +335,9 @@ export class PgTx extends SqlUnit {
   }
 
   /**
-   * Runs `fn` so that its writes can be rolled back alone when it throws. On the one-statement
-   * path its writes have not gone out yet, so they are simply dropped; on the full path it has a
-   * savepoint where one is needed (see below). An error of PostgreSQL itself aborts the whole transaction either way and is
-   * passed on as it is.
+   * Runs `fn` so that its writes can be rolled back alone when it throws: dropped on the
+   * one-statement path (they have not gone out), a savepoint where one is needed on the full
+   * path. An error of PostgreSQL itself aborts the whole transaction and is passed on as it is.
    */
   async attempt<T>(fn: () => Promise<T>): Promise<T> {
     if (this.mode !== 'write') return fn();
@@ -427,10 +391,11 @@ export class PgTx extends SqlUnit {
     return new SqlDeliveries(this, this.shared.deliveryPerUrl);
   }
 
-  /** The advisory locks this unit holds, `class:object`: each is taken once per unit. */
-  private held?: Set<string>;
-
-  /** A transaction-scoped advisory lock on `id` of lock class `kind`, once per unit. */
+  /**
+   * A transaction-scoped advisory lock on `id` of class `kind`, once per unit, that makes two
+   * instances' units take turns as SQLite's single writer does. It is a statement of its own, so
+   * the read after it sees what the unit that held it committed.
+   */
   private async lockOnce(kind: number, id: number): Promise<void> {
     const name = `${kind}:${id}`;
     if (this.held?.has(name)) return;
@@ -440,40 +405,33 @@ export class PgTx extends SqlUnit {
   }
 
   /**
-   * Sync, publish, store-level edits and enable toggles all read a store layer, change it (or
-   * build snapshots and the next version from it) and write back: under READ COMMITTED two
-   * instances doing that for one brand at once would each work from what the other has not
-   * committed yet (a publish shipping a layer a concurrent sync has just replaced, under a newer
-   * version). So the first layer read of a unit takes a transaction-scoped advisory lock on the
-   * brand, which makes those units run one after the other, as SQLite's single writer does.
-   * Advisory rather than `SELECT … FOR UPDATE` on the layer rows: the first sync of a branch has
-   * no row to lock yet, and one lock per brand cannot deadlock two publishes that name the
-   * brand's branches in different orders. The lock is its own statement, so the read after it
-   * sees whatever the unit that held it committed. A savepoint rolled back releases the locks
-   * taken inside it; this relies on nothing reading a layer again after a failed `attempt()` in
-   * the same unit (the request's handler is the whole attempt, and what follows it only stores
-   * the answer).
+   * Sync, publish, store-level edits and enable toggles read a store layer, change it (or build
+   * snapshots and the next version from it) and write back: under READ COMMITTED two instances
+   * doing that for one brand would each work from what the other has not committed yet (a
+   * publish shipping a layer a concurrent sync just replaced). So a unit's first layer read locks
+   * the brand. Advisory rather than `FOR UPDATE` on the layer rows: a branch's first sync has no
+   * row to lock yet, and one lock per brand cannot deadlock two publishes that name its branches
+   * in different orders. A savepoint rolled back releases the locks taken inside it; this relies
+   * on nothing reading a layer again after a failed `attempt()` in the same unit (the handler is
+   * the whole attempt; what follows only stores the answer).
    */
   lockBrandLayers(brandId: number): Promise<void> {
     return this.lockOnce(LAYERS_LOCK, brandId);
   }
 
   /**
-   * In a write unit a SKU is locked before it is looked up (until the unit ends): the caller
-   * checks that no other item has it and then writes, and two instances doing that at once for
-   * one SKU would both pass the check; the second would then hit the unique index (a 500) where
-   * SQLite's single writer gives the caller's own "already uses" answer. The lock is its own
-   * statement, so the look after it sees what the unit that held it committed.
+   * In a write unit a SKU is locked before it is looked up (as lockOnce): the caller checks that
+   * no other item has it, then writes; two instances doing that at once would both pass the
+   * check, and the second would hit the unique index (a 500) instead of the "already uses" answer.
    */
   async lockSku(brandId: number, sku: string): Promise<void> {
     await this.exec('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [SKU_LOCK, `${brandId}:${sku}`]);
   }
 
   /**
-   * A write unit's first state read of a branch (see lockBrandLayers on savepoints) takes a transaction-scoped advisory lock on it
-   * (its own statement, so the read after it sees what the holder committed): two instances
-   * changing one branch's items then take turns, as SQLite's single writer does, instead of each
-   * starting from what the other had not committed yet (a lost change, a "went out" counted twice).
+   * A write unit's first state read of a branch locks it (see lockBrandLayers on savepoints): two
+   * instances changing one branch's items would otherwise each start from what the other had not
+   * committed yet (a lost change, a "went out" counted twice).
    */
   lockBranchStates(branchId: number): Promise<void> {
     return this.lockOnce(STATE_LOCK, branchId);

@@ -41,10 +41,7 @@ export class SqlBrands {
     return (await this.db.all<StoredBrand>(B.list, [this.businessId])).map(brandOf);
   }
 
-  /**
-   * `forUpdate`: the caller will write the row from what it read (a merge); on a shared store the
-   * row is locked until the unit ends, so two instances' merges cannot lose one another's change.
-   */
+  /** `forUpdate`: the caller writes the row back from what it read (a merge: Lockable). */
   async get(id: number, forUpdate = false): Promise<BrandRow | undefined> {
     const r = await this.db.get<StoredBrand>(B.get.in(this.db, forUpdate), [id, this.businessId]);
     return r && brandOf(r);
@@ -142,10 +139,9 @@ export async function ownsBranch(db: Sql, businessId: number, id: number): Promi
 }
 
 /**
- * Branch-list pages are the hot read of the API. Where one process owns the data (SQLite) they
- * are kept per business (frozen, so the caller may cache their serialisation by identity) until
- * a branch of that business is inserted or its record rewritten: that is every change. A shared
- * store has no such cache (another instance may write the same branches).
+ * Branch-list pages, the API's hot read, kept per business where one process owns the data
+ * (SQLite; another instance may write a shared store) until a branch of it is inserted or its
+ * record rewritten: every change. Frozen, so the caller may cache their serialisation by identity.
  */
 export class BranchPageCache {
   private readonly byBusiness = new Map<number, Map<string, BranchPage>>();

@@ -1,8 +1,5 @@
-// Webhook deliveries, written once for both backends (store/sql/query.ts). What stays per dialect
-// is the claim and its lease (`LEASE` below): on PostgreSQL several instances share the rows, so
-// a claim is judged under a per-URL advisory lock, a row is taken `FOR UPDATE SKIP LOCKED`, and
-// a dead instance's leases are released when its session lock is gone; SQLite's one process
-// needs none of it and keeps its index walks lean.
+// Webhook deliveries, written once for both backends (store/sql/query.ts) but for the claim and
+// its lease (`LEASE` below).
 import { hostname } from 'node:os';
 import type {
   AttemptRow,
@@ -15,9 +12,8 @@ import type {
 import { iso, json, q, QueryCache, type Sql } from './query.js';
 
 /**
- * An instance holds this session lock (second key: hashtext of its name) on its notification
- * connection for as long as it runs: a process that dies loses its connections and the lock with
- * them, which another instance sees at once by taking the lock itself (`releaseOrphaned`).
+ * Held by an instance (second key: hashtext of its name) on its notification connection while it
+ * runs: a dead process loses it, which another sees by taking it itself (`releaseOrphaned`).
  */
 export const INSTANCE_LOCK = 0x6c69_7665;
 /** Claims of one URL are judged one instance at a time (pg_try_advisory_xact_lock's first key). */
@@ -64,17 +60,15 @@ const D = {
 // The log's filter shape ('e' event, 's' status, 'b' business) names its statements. An event's
 // own deliveries, or the batch that carried it (its id in batched_event_ids, a JSON array).
 const LOG = new QueryCache((d, shape) => {
-  const where = [
-    ...(shape.includes('e')
-      ? [
-          d.name === 'postgres'
-            ? '(event_id = ? OR batched_event_ids @> jsonb_build_array(CAST(? AS text)))'
-            : '(event_id = ? OR EXISTS (SELECT 1 FROM json_each(batched_event_ids) WHERE value = ?))',
-        ]
-      : []),
-    ...(shape.includes('s') ? ['status = ?'] : []),
-    ...(shape.includes('b') ? ['business_id = ?'] : []),
-  ];
+  const where: string[] = [];
+  if (shape.includes('e'))
+    where.push(
+      d.name === 'postgres'
+        ? '(event_id = ? OR batched_event_ids @> jsonb_build_array(CAST(? AS text)))'
+        : '(event_id = ? OR EXISTS (SELECT 1 FROM json_each(batched_event_ids) WHERE value = ?))',
+    );
+  if (shape.includes('s')) where.push('status = ?');
+  if (shape.includes('b')) where.push('business_id = ?');
   return `SELECT ${DELIVERY} FROM webhook_deliveries${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
 });
 // The feed: the newest (`… DESC`, read back reversed), or those changed after a cursor.
@@ -87,7 +81,12 @@ const CHANGED = new QueryCache((_, shape) => {
        ORDER BY updated_at DESC, id DESC LIMIT ?`;
 });
 
-/** Claims and leases, the part written per dialect (see the top of this file). */
+/**
+ * Claims and leases, per dialect: on PostgreSQL several instances share the rows, so a claim is
+ * judged under a per-URL advisory lock, a row is taken `FOR UPDATE SKIP LOCKED`, and a dead
+ * instance's leases are released once its session lock is gone; SQLite's one process needs none
+ * of it and keeps its index walks lean.
+ */
 const LEASE = {
   sqlite: {
     due: q(
@@ -173,10 +172,8 @@ const parsed = (rows: Stored[]): DeliveryRow[] =>
 /**
  * Each delivery is sent by one claimant at a time: a claim is a lease (owner, host, until) that
  * runs out if its owner dies, and the next look of any process then takes it over. On a shared
- * store the per-URL bound holds across instances: `due` offers a URL only the slots its live
- * leases leave, and `claim` counts them again under the URL's advisory lock, held until the look
- * commits; the bound is the claimant's window for the URL, or the store's `perUrl`. SQLite's one
- * process leaves that count to its dispatcher.
+ * store the per-URL bound (the claimant's window for the URL, or `perUrl`) holds across
+ * instances; SQLite's one process leaves that count to its dispatcher.
  */
 export class SqlDeliveries {
   constructor(
@@ -204,9 +201,8 @@ export class SqlDeliveries {
   }
 
   /**
-   * Pending, due and not leased at `now`, oldest due first. `perUrl`: the most deliveries to one
-   * URL that may be in flight at once (the widest window any URL may have); a shared store offers
-   * a URL no more than its live leases leave of that.
+   * Pending, due and not leased at `now`, oldest due first. `perUrl`: the widest window any URL
+   * may have; a shared store offers a URL no more than its live leases leave of it.
    */
   due(now: number, limit: number, perUrl?: number): Promise<{ id: number; url: string }[]> {
     return this.db.dialect === 'postgres'
@@ -216,9 +212,8 @@ export class SqlDeliveries {
 
   /**
    * Takes a lease on a delivery and counts the attempt; undefined when it is no longer pending,
-   * or someone else's lease on it still runs. `urlSlots`: the claimant's window for the URL, the
-   * most deliveries to it in flight at once with this one; a shared store refuses the claim when
-   * the live leases of every process on that URL already fill it (absent: the store's `perUrl`).
+   * or another lease on it still runs. `urlSlots`: the claimant's window for the URL; a shared
+   * store refuses the claim when the live leases of every process on that URL fill it.
    */
   async claim(
     id: number,
@@ -230,9 +225,8 @@ export class SqlDeliveries {
     const lease = [owner, HOST, leaseUntil, id, now];
     if (this.db.dialect === 'sqlite')
       return (await this.db.write<ClaimedDelivery>(LEASE.sqlite.claim, lease))[0];
-    // The URL's lock first: an instance that loses it takes no row lock at all, so it never
-    // stands in the way of the one judging that URL. Held until this look commits, so the count
-    // of live leases below cannot be raced by another instance.
+    // The URL's lock first: an instance that loses it takes no row lock, so it never stands in
+    // the way of the one judging that URL. Held until this look commits: the count cannot race.
     const lock = await this.db.get<{ url: string; ok: boolean }>(LEASE.postgres.urlLock, [URL_LOCK, id]);
     if (!lock?.ok) return undefined;
     const slots = urlSlots ?? this.perUrl;
@@ -268,9 +262,8 @@ export class SqlDeliveries {
   }
 
   /**
-   * Releases live leases whose owner (an instance, `Store.instance`) is no longer connected, so a
-   * killed instance's deliveries are taken over at once rather than when their leases run out;
-   * resolves to how many. A shared store only: SQLite's one process has no other to outlive.
+   * Releases live leases whose owner (`Store.instance`) is no longer connected, so a killed
+   * instance's deliveries are taken over at once; resolves to how many. SQLite: none to outlive.
    */
   releaseOrphaned(now: number): Promise<number> {
     if (this.db.dialect === 'sqlite') return Promise.resolve(0);
@@ -314,9 +307,8 @@ export class SqlDeliveries {
   }
 
   /**
-   * The delivery feed (`partner inspect`): deliveries in the order they last changed. Without
-   * `since`, the newest `limit` (oldest of them first); with it, those changed after the cursor
-   * (`since` an ISO instant, ties broken by id).
+   * The delivery feed (`partner inspect`), in the order deliveries last changed: the newest
+   * `limit` (oldest of them first), or those changed after the cursor (`since`, then id).
    */
   async changed(
     f: { since?: string | undefined; afterId: number; businessId?: number | undefined },
@@ -339,10 +331,7 @@ export class SqlDeliveries {
     return parsed(await this.db.all<Stored>(D.byEvent, [eventId]));
   }
 
-  /**
-   * Replay: every delivery of the event to a registration still live pending again now, with a
-   * fresh retry budget (one to a removed registration stays as it is).
-   */
+  /** Replay: the event's deliveries to live registrations pending again, with a fresh budget. */
   async reopen(eventId: string, now: number): Promise<void> {
     await this.db.run(D.reopen, [now, iso(now), eventId]);
   }

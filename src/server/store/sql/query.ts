@@ -1,11 +1,8 @@
 // The seam every repository is written against, once for both backends (store/sql/*-repo.ts).
-//
-// A statement is written once, with `?` placeholders, and made into each dialect's text once, when
-// its module loads (`$1, $2, …` for PostgreSQL); nothing is built or rewritten per call. Where the
-// dialects spell a thing differently, the statement is a function of the `Dialect` fragments
-// below, also called once per dialect at load. Each backend's unit handle (SqliteTx, PgTx)
-// implements `Sql`: run a `Query` in the unit, checking that the unit is still running (and may
-// write). This file imports neither better-sqlite3 nor pg (test/server/architecture.test.ts).
+// A statement is written once with `?` placeholders (or as a function of the `Dialect` fragments
+// where the dialects differ) and made into each dialect's text once, when its module loads:
+// nothing is built per call. Each backend's unit handle (SqliteTx, PgTx) implements `Sql`. No
+// better-sqlite3 or pg here (test/server/architecture.test.ts).
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -14,14 +11,10 @@ export interface Dialect {
   readonly name: DialectName;
   /**
    * `col IN <list>` for a list passed as one parameter (`Sql.list(values)`), so the statement's
-   * text does not change with the list's length: `IN (SELECT value FROM json_each(?))` on SQLite,
-   * `= ANY(?::<type>[])` on PostgreSQL.
+   * text does not change with the list's length.
    */
   inList(type: 'bigint' | 'int' | 'text'): string;
-  /**
-   * The same list as a table expression with columns `value` and `n` (its 0- or 1-based position,
-   * for ORDER BY): json_each / unnest WITH ORDINALITY.
-   */
+  /** The same list as a table with columns `value` and `n` (its position, for ORDER BY). */
   setOf(type: 'bigint' | 'int' | 'text'): string;
   /** `FOR NO KEY UPDATE` on PostgreSQL (a row read to be written back), nothing on SQLite. */
   readonly lockShared: string;
@@ -30,18 +23,16 @@ export interface Dialect {
   /** `FOR UPDATE SKIP LOCKED` on PostgreSQL (work another instance has taken is left to it). */
   readonly lockSkip: string;
   /**
-   * An expression for the next id of a table that hands out its own (orders, the outbox seq):
-   * never one handed out before. SQLite: `max + 1`, inside the write lock (nothing deletes from
-   * those tables); PostgreSQL: the identity's sequence.
+   * The next id of a table whose writer takes it first (orders, the outbox seq), never one handed
+   * out before: SQLite's `max + 1` holds as nothing deletes from those tables.
    */
   nextId(table: string, column: string): string;
   /** A boolean literal (SQLite keeps 0/1, which its partial indexes name). */
   bool(v: boolean): string;
   /**
-   * The value of an outbox event's `fanned_out` from its parameter (the event is settled as it
-   * is written: no registration receives it); on PostgreSQL, an event that is not settled also
-   * notifies `channel` at commit, in the statement that inserts it (every listening instance
-   * hears of it once it is committed, never if it rolls back).
+   * An outbox event's `fanned_out` from its parameter (true: no registration receives it); on
+   * PostgreSQL an event not fanned out also notifies `channel`, in the statement that inserts it:
+   * every listening instance hears of it once it commits, never if it rolls back.
    */
   fannedOutNotifying(channel: string): string;
   /** A parameter bound into a JSON column (PostgreSQL's `json`, text on SQLite). */
@@ -101,12 +92,9 @@ export class Query {
   /** SQLite: the statement prepared on the connection `cachedOn` (the common case: one per process). */
   cached?: unknown;
   cachedOn?: unknown;
-  /** PostgreSQL: the name of the prepared statement (one per text, prepared once per connection). */
-  name?: string;
   /**
-   * A write nothing waits to hear about (an order's record, a stored answer, an event settled as
-   * it is written): a unit whose writes are all quiet does not fire the store's commit hooks (the
-   * webhook dispatcher's wake-up; on PostgreSQL an event someone receives notifies anyway).
+   * A write nothing waits to hear about (an order's record, a stored answer, a settled event): a
+   * unit whose writes are all quiet does not fire the store's commit hooks (the dispatcher's).
    */
   quiet = false;
 
@@ -141,10 +129,7 @@ export class Lockable {
   }
 }
 
-/**
- * Statements whose text is built from a request (a filter's optional conditions): made once per
- * distinct text and kept, so each text is still prepared once. The key is the built text.
- */
+/** Statements built from a request's filter shape (`key`): made once per shape and kept. */
 export class QueryCache {
   private readonly byText = new Map<string, Query>();
   constructor(private readonly build: (d: Dialect, key: string) => string) {}
@@ -164,9 +149,7 @@ export interface Sql {
   readonly dialect: DialectName;
   /** Whether this is a write unit (row locks are taken only there). */
   readonly writing: boolean;
-  /** Every row. */
   all<T>(query: Query, args?: readonly unknown[]): Promise<T[]>;
-  /** The first row, or undefined. */
   get<T>(query: Query, args?: readonly unknown[]): Promise<T | undefined>;
   /** The first column of every row. */
   column<T>(query: Query, args?: readonly unknown[]): Promise<T[]>;
@@ -179,20 +162,15 @@ export interface Sql {
   /** A list as the one parameter `Dialect.inList` and `Dialect.setOf` take. */
   list(values: readonly (number | string)[]): unknown;
   /**
-   * A write unit that takes no row locks (PostgreSQL's one-statement path, store/postgres/tx.ts):
-   * a row read to be changed is read plainly, and its write names the version it read, so a
-   * change made meanwhile by another unit makes the write miss and the unit run again.
+   * A write unit that takes no row locks (PgTx.optimistic): a row read to be changed is read
+   * plainly, and its write names the version it read, so a change made meanwhile makes it miss.
    */
   readonly optimistic?: boolean;
-  /**
-   * Outbox events this unit wrote (id → seq and payload): a stored answer that is exactly an
-   * event's one order refers to it instead of keeping a copy (idempotency-repo.ts).
-   */
+  /** Outbox events this unit wrote: a stored answer that is an event's order refers to it. */
   readonly unitEvents?: Map<string, { seq: number; payload: string }>;
   /**
-   * A shared store's advisory locks, held until the unit ends (PostgreSQL; where one process
-   * writes, absent): what a write unit reads to change and write back (a brand's menu layers, a
-   * branch's item states) or checks before writing (a brand's SKU) is then taken in turns.
+   * A shared store's locks, held until the unit ends (absent where one process writes): what a
+   * write unit reads to write back or checks before writing is taken in turns (PgTx).
    */
   lockBrandLayers?(brandId: number): Promise<void>;
   lockBranchStates?(branchId: number): Promise<void>;

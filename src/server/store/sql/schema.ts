@@ -2,22 +2,18 @@ import type { LinkKind } from '../menus/links-repo.js';
 import type { DialectName } from './query.js';
 
 // The schema, written once: every table, column, index and constraint of the newest version, in
-// PostgreSQL's spelling, from which each dialect's DDL is made (`schemaSql`). An empty database is
-// created from it at the newest version; an existing one is brought there by SQLite's copy into
-// it (sqlite/migrations.ts) or PostgreSQL's append-only migrations (postgres/migrations.ts).
-//
-// Types, and what SQLite keeps for them:
-// - ids: bigint identities, GENERATED ALWAYS (a sequence never hands an id out twice, even after a
-//   delete or a rolled-back insert); BY DEFAULT where the writer takes the id first (orders, the
-//   outbox seq). SQLite: INTEGER PRIMARY KEY (the rowid), which hands out max(id) + 1: the tables
-//   whose rows can be deleted add AUTOINCREMENT so an id never comes back.
-// - instants shown on the wire: timestamptz, read back as the ISO text SQLite stores
-//   (postgres/pool.ts). Values of the injectable clock the server compares against (due times,
-//   leases, order times, answer ages): bigint milliseconds, as the clock gives them.
-// - JSON: `json`, which keeps the text as written (order reads, signed webhook bodies, stored
-//   answers, and maps echoed in the order they were written must be byte-identical on both
-//   backends); `jsonb` for values read as data (scopes, batch lists). `record` and the snapshot
-//   template are text, sent as they are. SQLite: TEXT.
+// PostgreSQL's spelling, from which each dialect's DDL is made (`schemaSql`; docs/development.md,
+// "The store: written once"). Types, and what SQLite keeps for them:
+// - ids: bigint identities, GENERATED ALWAYS (never handed out twice, even after a delete or a
+//   rollback); BY DEFAULT where the writer takes the id first (orders, the outbox seq). SQLite's
+//   rowid hands out max(id) + 1: tables whose rows can be deleted add AUTOINCREMENT.
+// - instants shown on the wire: timestamptz, read back as the ISO text SQLite stores; values of
+//   the injectable clock the server compares (due times, leases, order times, answer ages):
+//   bigint milliseconds, as the clock gives them.
+// - JSON: `json` keeps the text as written (order reads, signed bodies, stored answers and maps
+//   echoed in their order must be byte-identical on both backends); `jsonb` for values read as
+//   data (scopes, batch lists); a branch's `record` and the snapshot template are text, sent as
+//   they are. SQLite: TEXT.
 // - booleans: SQLite keeps 0/1 (INTEGER), which its partial indexes and defaults name.
 
 /** SQLite's column type for a PostgreSQL type of the description: its affinity. */

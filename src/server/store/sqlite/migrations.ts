@@ -2,19 +2,12 @@ import { schemaSql } from '../sql/schema.js';
 import type { Db } from './db.js';
 
 // The schema version a data dir records in `PRAGMA user_version`. An empty database is created
-// from the schema description (sql/schema.ts) at this version. One made by an earlier partner is
-// upgraded in one transaction: every table is made anew from the description and each old table's
-// rows are copied into it by the columns both have; then the few changes of stored values that a
-// copy cannot make run (FIXUPS).
-//
-// The upgrade rule, for whoever changes the schema: change sql/schema.ts and add one to
-// SCHEMA_VERSION. A new column takes its default (or null) and a new table starts empty; a changed
-// type, constraint or index is simply made anew. What a copy cannot know gets an entry here: a
-// renamed column in RENAMED, a stored value that must change in FIXUPS (run for data dirs older
-// than the version that brought it). An old column with no place in the description stops the
-// upgrade rather than lose its values, as does a new NOT NULL column without a default. The test
-// history (test/helpers/sqlite-history.ts) gets the step an earlier partner would have run, so
-// migrations.test.ts can make data at every version and see it arrive.
+// from the description (sql/schema.ts) at this version; an older one is upgraded in one
+// transaction by making every table anew and copying each old table's rows into it by the columns
+// both have. What a copy cannot know is listed here: renamed columns (RENAMED), changes of stored
+// values (FIXUPS). An old column with no place in the description stops the upgrade rather than
+// lose its values, as does a new NOT NULL column without a default. To change the schema:
+// docs/development.md, "The store: written once".
 export const SCHEMA_VERSION = 8;
 
 /** Columns renamed since v1, by table: the newest name → the name older data dirs use. */

@@ -1,5 +1,4 @@
-// The business-level menu definition, table-driven, written once for both backends
-// (store/sql/query.ts): each menu table's statements are built once from its descriptor.
+// The business-level menu definition, table-driven: each table's statements built once from its descriptor.
 import type {
   CategoryFields,
   CategoryRow,
@@ -135,21 +134,11 @@ export class SqlMenuEntities<Row extends Owned, Fields> {
   /** The rows of `ids` in the order given; ids not of this business go to `missing`. */
   async getMany(ids: readonly number[]): Promise<{ rows: Row[]; missing: number[] }> {
     // One statement, then the rows in the order asked (a repeated id comes back twice).
-    const found = new Map<number, Row>();
-    if (ids.length) {
-      for (const r of await this.db.all<Stored>(this.c.getMany, [this.db.list(ids), this.businessId])) {
-        const row = this.row(r);
-        found.set(row.id, row);
-      }
-    }
-    const rows: Row[] = [];
-    const missing: number[] = [];
-    for (const id of ids) {
-      const r = found.get(id);
-      if (r) rows.push(r);
-      else missing.push(id);
-    }
-    return { rows, missing };
+    const stored = ids.length
+      ? await this.db.all<Stored>(this.c.getMany, [this.db.list(ids), this.businessId])
+      : [];
+    const found = new Map(stored.map((r) => [r.id as number, this.row(r)]));
+    return { rows: ids.flatMap((id) => found.get(id) ?? []), missing: ids.filter((id) => !found.has(id)) };
   }
 
   /** The brand's rows, by id. */

@@ -1,6 +1,5 @@
-// Store layers, snapshots, publish versions and the publish log, written once for both backends
-// (store/sql/query.ts). A shared store adds the lock that keeps a brand's sync and publish
-// serialisable (PostgreSQL: an advisory lock, postgres/tx.ts lockBrandLayers).
+// Store layers, snapshots, publish versions and the publish log. A shared store locks the brand
+// first (PgTx.lockBrandLayers), so that its syncs and publishes take turns.
 import type { MenuDef } from '../../../domain/menus.js';
 import type {
   NewSnapshot,

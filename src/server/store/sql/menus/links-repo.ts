@@ -1,5 +1,4 @@
-// The links of the menu definition, one table-driven repository for all four kinds, written once
-// for both backends (store/sql/query.ts). A link keeps the order it was made in: seq.
+// The links of the menu definition, one table-driven repository for all four kinds; seq keeps their order.
 import type { LinkKind } from '../../menus/links-repo.js';
 import { type Query, q, type Sql } from '../query.js';
 import { LINKS } from '../schema.js';
