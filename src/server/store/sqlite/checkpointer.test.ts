@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDb } from './db.js';
 import { SqliteStore } from './store.js';
@@ -51,6 +52,31 @@ describe('WAL checkpoints', () => {
     await write(99);
     expect(statSync(join(dir, 'partner.db-wal')).size).toBeLessThan(256 * 1024);
     expect(store.db.prepare('SELECT count(*) FROM businesses').pluck().get()).toBe(22);
+  });
+
+  it('frames written while the worker copied are copied by the connection after, and the WAL starts over', async () => {
+    for (let i = 0; i < 20; i++) await write(i);
+    await store.checkpointer.checkpoint();
+    // A reader on an older snapshot: the worker's next copy must stop short of the frames after it,
+    // which is what frames written during a copy leave behind.
+    const reader = new Database(join(dir, 'partner.db'));
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM businesses').get();
+    for (let i = 20; i < 40; i++) await write(i);
+    await store.checkpointer.checkpoint();
+    const byWorker = store.checkpointer.last!;
+    expect(byWorker.threadId).toBeGreaterThan(0);
+    expect(byWorker.checkpointed).toBeLessThan(byWorker.log);
+    reader.exec('COMMIT');
+    reader.close();
+    // The next commit copies the rest on the server's connection, between groups...
+    await write(40);
+    const tail = store.checkpointer.last!;
+    expect(tail.threadId).toBe(0);
+    expect(tail.checkpointed).toBe(tail.log);
+    // ...so the write after it starts the WAL over, and the file is cut back below the limit.
+    await write(41);
+    expect(statSync(join(dir, 'partner.db-wal')).size).toBeLessThan(256 * 1024);
   });
 
   it('a worker that cannot run hands checkpoints back to the connection, and says so', async () => {
