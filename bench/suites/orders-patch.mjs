@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { spawnNode, startPartnerServer, withCpu } from '../lib/server.mjs';
+import { basic, spawnNode, startPartnerServer, withCpu } from '../lib/server.mjs';
 import { fmt, load, median, loadNote } from '../lib/stats.mjs';
 import { floorRequests, patchRequests, templateOrder } from '../lib/status-patches.mjs';
 
@@ -71,12 +71,29 @@ export async function run({ log }) {
     { core: 0 },
   );
 
+  // The least any design must do for this request, with no framework and no layer: a copy of the
+  // partner's database (its schema, indexes and template order), the same statements a transition
+  // needs under the same group commit. What the real server could cost at best.
+  const leastDir = mkdtempSync(join(tmpdir(), 'partner-bench-least-'));
+  const leastDb = join(leastDir, 'partner.db');
+  const copy = new Database(join(dataDir, 'partner.db'), { readonly: true });
+  copy.exec(`VACUUM INTO '${leastDb}'`);
+  copy.close();
+  const least = await spawnNode(leastWork(leastDb, basic(credential), credential.business_id), { core: 0 });
+
   const rawRuns = [];
   const partnerRuns = [];
+  const leastRuns = [];
   try {
     const warm = cloneOrders(dataDir, template.id, BATCH);
     await load({ url: raw.info.url, duration: 1, requests: floorRequests('warm') });
     await load({ url: baseUrl, duration: 1, requests: patchRequests(credential, warm, 'warm', BATCH) });
+    const leastWarm = cloneOrders(leastDir, template.id, BATCH);
+    await load({
+      url: least.info.url,
+      duration: 1,
+      requests: patchRequests(credential, leastWarm, 'warm', BATCH),
+    });
     for (let i = 0; i < RUNS; i++) {
       const first = cloneOrders(dataDir, template.id, BATCH);
       rawRuns.push(
@@ -93,6 +110,19 @@ export async function run({ log }) {
           }),
         ),
       );
+      const leastFirst = cloneOrders(leastDir, template.id, BATCH);
+      leastRuns.push(
+        await withCpu(least.child.pid, () =>
+          load({
+            url: least.info.url,
+            duration: DURATION,
+            requests: patchRequests(credential, leastFirst, `run${i}`, BATCH),
+          }),
+        ),
+      );
+      log(
+        `run ${i + 1}: least work ${fmt(leastRuns[i].rps)} req/s ${fmt(leastRuns[i].cpuUs, 1)} µs CPU/req (non-2xx ${leastRuns[i].non2xx})`,
+      );
       log(
         `run ${i + 1}: raw ${fmt(rawRuns[i].rps)} req/s p99 ${rawRuns[i].p99} ms ${fmt(rawRuns[i].cpuUs, 1)} µs CPU/req · partner ${fmt(partnerRuns[i].rps)} req/s p99 ${partnerRuns[i].p99} ms ${fmt(partnerRuns[i].cpuUs, 1)} µs CPU/req (non-2xx ${partnerRuns[i].non2xx})`,
       );
@@ -108,7 +138,9 @@ export async function run({ log }) {
   } finally {
     await raw.close();
     await partner.close();
+    await least.close();
     rmSync(rawDir, { recursive: true, force: true });
+    rmSync(leastDir, { recursive: true, force: true });
   }
   const rawRps = median(rawRuns.map((r) => r.rps));
   const rps = median(partnerRuns.map((r) => r.rps));
@@ -116,6 +148,8 @@ export async function run({ log }) {
   const rawCpu = median(rawRuns.map((r) => r.cpuUs));
   const cpu = median(partnerRuns.map((r) => r.cpuUs));
   const ratio = rps / rawRps;
+  const leastRps = median(leastRuns.map((r) => r.rps));
+  const leastCpu = median(leastRuns.map((r) => r.cpuUs));
   const bad = partnerRuns.reduce((n, r) => n + r.non2xx + r.errors, 0);
   return [
     `_${loadNote()}._ ` +
@@ -125,11 +159,100 @@ export async function run({ log }) {
     '|---|---:|---:|---:|',
     `| raw node:http + better-sqlite3 INSERT (floor) | ${fmt(rawRps)} | ${median(rawRuns.map((r) => r.p99))} | ${fmt(rawCpu, 1)} |`,
     `| partner PATCH /orders/status | ${fmt(rps)} | ${p99} | ${fmt(cpu, 1)} |`,
+    `| least work of a transition (node:http + better-sqlite3, no framework) | ${fmt(leastRps)} | ${median(leastRuns.map((r) => r.p99))} | ${fmt(leastCpu, 1)} |`,
     '',
     `**ratio ${fmt(ratio, 2)}** (target ≥ 0.55) · CPU ratio (floor ÷ partner) ${fmt(rawCpu / cpu, 2)} · non-2xx/errors: ${bad}`,
+    '',
+    `The least work of a transition reaches **${fmt(leastRps / rawRps, 2)}** of the floor (CPU ratio ${fmt(rawCpu / leastCpu, 2)}): what any design keeping the guarantees could reach on this machine. It reads the body, checks the credential from a cache keyed by a digest of the header, takes a token, claims the key in memory and looks for its stored answer, then in one savepoint of the turn's group commit reads the order, checks the move, rewrites the record, takes the event seq, inserts the event and the stored answer (by reference to the event, as the partner does); answered after the COMMIT. Non-2xx: ${leastRuns.reduce((n, r) => n + r.non2xx + r.errors, 0)}.`,
     '',
     // Each run measures the floor and the partner back to back; their ratios show how much of the
     // spread is the machine drifting between runs rather than either server.
     `Per-run ratios (floor and partner measured back to back): ${rawRuns.map((r, i) => fmt(partnerRuns[i].rps / r.rps, 2)).join(', ')}.`,
   ];
+}
+
+/** The least-work transition server (see run): an ES module body for spawnNode. */
+function leastWork(file, authorization, businessId) {
+  const nm = (p) => JSON.stringify(new URL(`../../node_modules/${p}`, import.meta.url).pathname);
+  return `import http from 'node:http';
+    import { createHash, hash } from 'node:crypto';
+    import Database from ${nm('better-sqlite3/lib/index.js')};
+    const db = new Database(${JSON.stringify(file)});
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('wal_autocheckpoint = 10000');
+    db.pragma('foreign_keys = ON');
+    const S = (sql) => db.prepare(sql);
+    const begin = S('BEGIN IMMEDIATE'), commit = S('COMMIT'), sp = S('SAVEPOINT u'), rel = S('RELEASE u'), back = S('ROLLBACK TO u');
+    const answer = S('SELECT fingerprint, status, payload, event_seq FROM idempotency_keys WHERE credential_key = ? AND idem_key = ?');
+    const order = S('SELECT id, brand_id, branch_id, status, updated_ms, record FROM orders WHERE id = ? AND business_id = ?');
+    // The event's seq, and whether any registration receives it (else it is settled as written).
+    const next = S(\`SELECT (SELECT coalesce(max(seq), 0) + 1 FROM outbox_events) AS seq, EXISTS (SELECT 1 FROM webhooks
+      WHERE business_id = ? AND deleted_at IS NULL AND (brand_id IS NULL OR brand_id = ?) AND (branch_id IS NULL OR branch_id = ?)
+        AND (event = 'all' OR event = 'service.order.status.updated')) AS heard\`);
+    const event = S(\`INSERT INTO outbox_events (seq, id, type, business_id, brand_id, branch_id, order_id, payload, next_attempt_ms, created_at, updated_at, fanned_out, status)
+      VALUES (?, ?, 'service.order.status.updated', ?, ?, ?, ?, ?, ?, ?, ?, 1, 'delivered')\`);
+    const save = S('UPDATE orders SET status = ?, updated_ms = ?, record = ? WHERE id = ? AND business_id = ?');
+    const put = S('INSERT INTO idempotency_keys (credential_key, idem_key, fingerprint, status, is_error, payload, created_ms, event_seq) VALUES (?, ?, ?, 200, 0, NULL, ?, ?)');
+    const digest = (h) => (hash ? hash('sha256', h, 'base64') : createHash('sha256').update(h).digest('base64'));
+    const creds = new Map([[digest(${JSON.stringify(authorization)}), { key: 'pk_bench', business: ${businessId}, limit: 1e9 }]]);
+    const bucket = { tokens: 1e9, at: Date.now() };
+    const held = new Set();
+    // Status ids of the moves the bench makes (PLACED 1 → ACCEPTED 2 → READY 4 → DELIVERED 5; contract/order-statuses.ts).
+    const ID = { ACCEPTED: 2, READY: 4, DELIVERED: 5 };
+    const FROM = { 2: [1], 4: [2, 3], 5: [4] };
+    let n = 0, open = false, waiting = [];
+    const send = (res, status, body, id) => { res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': id }); res.end(body); };
+    const flush = () => {
+      if (open) { commit.run(); open = false; }
+      const w = waiting; waiting = [];
+      for (const [res, status, body, id, slot] of w) { held.delete(slot); send(res, status, body, id); }
+    };
+    const s = http.createServer((req, res) => {
+      const id = 'req_' + (++n).toString(36).padStart(8, '0');
+      const cred = creds.get(digest(req.headers.authorization ?? ''));
+      if (!cred) return send(res, 401, '{}', id);
+      const now = Date.now();
+      bucket.tokens = Math.min(cred.limit, bucket.tokens + ((now - bucket.at) * cred.limit) / 60000) - 1;
+      bucket.at = now;
+      let text = '';
+      req.setEncoding('utf8');
+      req.on('data', (c) => { text += c; });
+      req.on('end', () => {
+        const b = JSON.parse(text);
+        const key = req.headers['idempotency-key'];
+        const slot = cred.key + '\\n' + key;
+        if (held.has(slot)) return send(res, 409, '{}', id);
+        const fingerprint = digest(text);
+        if (answer.get(cred.key, key)) return send(res, 200, '{}', id);
+        held.add(slot);
+        if (waiting.length === 0) setImmediate(flush);
+        if (!open) { begin.run(); open = true; }
+        sp.run();
+        try {
+          const row = order.get(b.id, cred.business);
+          const to = ID[b.status];
+          if (!row || !FROM[to]?.includes(row.status)) { rel.run(); waiting.push([res, 409, '{}', id, slot]); return; }
+          const o = JSON.parse(row.record);
+          const at = new Date(Math.max(now, row.updated_ms + 1)).toISOString();
+          o.status = to; o.updated_at = at; o.cancellation_reason = null;
+          o.status_history.push({ status: to, at, by: 'partner' });
+          const record = JSON.stringify(o);
+          const { seq: q, heard } = next.get(cred.business, row.brand_id, row.branch_id);
+          if (heard) throw new Error('the bench registers no webhook');
+          const eventId = 'evt_' + q;
+          event.run(q, eventId, cred.business, row.brand_id, row.branch_id, row.id,
+            '{"brand_id":' + row.brand_id + ',"branch_id":' + row.branch_id + ',"orders":[' + record + ']}', now, at, at);
+          save.run(to, Date.parse(at), record, row.id, cred.business);
+          put.run(cred.key, key, fingerprint, now, q);
+          rel.run();
+          waiting.push([res, 200, '{"request_id":"' + id + '","data":' + record + '}', id, slot]);
+        } catch (err) {
+          back.run(); rel.run();
+          waiting.push([res, 500, '{}', id, slot]);
+        }
+      });
+    });
+    s.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ url: 'http://127.0.0.1:' + s.address().port })));
+    process.on('SIGTERM', () => { db.close(); process.exit(0); });`;
 }
