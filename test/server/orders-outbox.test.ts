@@ -2,7 +2,8 @@
 // an idempotent replay writes nothing, and updated_at strictly increases.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { OrderEventType } from '../../src/contract/schemas/orders.js';
-import { type OutboxEvent, seqOfEventId } from '../../src/server/store/outbox-repo.js';
+import { seqOfEventId } from '../../src/server/domain/events.js';
+import type { OutboxEvent } from '../../src/server/store/outbox-repo.js';
 import { call, type TestServer, startTestServer } from '../helpers/server.js';
 
 let s: TestServer;

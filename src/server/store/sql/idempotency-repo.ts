@@ -2,7 +2,7 @@
 // stay per backend: in memory on SQLite (one process owns the file), rows with a lease on
 // PostgreSQL (every instance sees them); both read an answer with ANSWER and answerOf.
 import { IDEMPOTENCY_TTL_MS, type StoredResponse } from '../../domain/idempotency.js';
-import { ordersTextOf } from '../outbox-repo.js';
+import { ordersTextOf } from '../../domain/events.js';
 import { q, type Sql } from './query.js';
 
 export interface AnswerRow {

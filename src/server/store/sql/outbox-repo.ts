@@ -1,13 +1,6 @@
 // The transactional outbox, written once for both backends (store/sql/query.ts).
-import {
-  eventIdFor,
-  eventPayload,
-  type NewEvent,
-  type OutboxEvent,
-  type OutboxStatus,
-  seqOfEventId,
-  type UnfannedEvent,
-} from '../outbox-repo.js';
+import { eventIdFor, eventPayload, seqOfEventId } from '../../domain/events.js';
+import type { NewEvent, OutboxEvent, OutboxStatus, UnfannedEvent } from '../outbox-repo.js';
 import { type Dialect, iso, q, type Sql } from './query.js';
 
 const EVENT =

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SQLITE_HISTORY, sqliteAt } from '../../../../test/helpers/sqlite-history.js';
-import { eventIdFor, eventPayload } from '../outbox-repo.js';
+import { eventIdFor, eventPayload } from '../../domain/events.js';
 import { type Db, openDb } from './db.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { SqliteStore } from './store.js';
