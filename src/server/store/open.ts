@@ -59,10 +59,7 @@ export async function openStore(loc: StoreLocation): Promise<OpenedStore> {
     import('./sqlite/store.js'),
   ]);
   const db = openDb(join(loc.dataDir, 'partner.db'), { durability: loc.durability ?? 'normal' });
-  const store = new SqliteStore(
-    db,
-    loc.logErrors ? { onStuck: loc.logErrors, onCheckpointError: loc.logErrors } : {},
-  );
+  const store = new SqliteStore(db, loc.logErrors ? { onStuck: loc.logErrors } : {});
   return {
     store,
     backend: 'sqlite',

@@ -30,8 +30,7 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
   // A checkpoint copies the WAL into the file and syncs both: with the default of every 1,000
   // pages it ran every few hundred group commits under load and was most of their time (the
   // sync, mostly waiting). Every 10,000 pages (~40 MB) syncs ten times less often and copies a
-  // page written many times over once; the WAL file is cut back to 16 MB after each. A store
-  // does the same off the event loop (checkpointer.ts).
+  // page written many times over once; the WAL file is cut back to 16 MB after each.
   db.pragma('wal_autocheckpoint = 10000');
   db.pragma(`journal_size_limit = ${16 * 1024 * 1024}`);
   db.pragma('foreign_keys = ON');

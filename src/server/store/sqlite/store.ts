@@ -1,5 +1,4 @@
 import type { Store, UnitFn } from '../store.js';
-import { Checkpointer } from './checkpointer.js';
 import type { Db } from './db.js';
 import { MemoryClaims } from './idempotency-repo.js';
 import { MemoryRateLimits } from './rate-limits-repo.js';
@@ -10,10 +9,6 @@ import { type UnitOfWorkError, UnitQueue } from './unit-of-work.js';
 interface SqliteStoreOptions {
   /** Told about a unit of work ended for awaiting something other than the store (a bug). */
   onStuck?: (err: UnitOfWorkError) => void;
-  /** Told when the WAL checkpoint worker failed (the connection then checkpoints itself). */
-  onCheckpointError?: (err: Error) => void;
-  /** WAL size (bytes) that starts a checkpoint: tests make it small. */
-  checkpointBytes?: number;
 }
 
 /** The embedded backend: one better-sqlite3 connection, units queued on it, group commit per turn. */
@@ -21,7 +16,6 @@ export class SqliteStore implements Store {
   readonly claims: MemoryClaims;
   readonly rateLimits = new MemoryRateLimits();
   readonly units: UnitQueue;
-  readonly checkpointer: Checkpointer;
   private readonly branchPages = new BranchPageCache();
 
   constructor(
@@ -30,15 +24,7 @@ export class SqliteStore implements Store {
     opts: SqliteStoreOptions = {},
   ) {
     this.claims = new MemoryClaims(db);
-    this.checkpointer = new Checkpointer(db, {
-      synchronous: db.pragma('synchronous', { simple: true }) === 2 ? 'FULL' : 'NORMAL',
-      ...(opts.checkpointBytes ? { limitBytes: opts.checkpointBytes } : {}),
-      ...(opts.onCheckpointError ? { onError: opts.onCheckpointError } : {}),
-    });
-    this.units = new UnitQueue(db, {
-      ...(opts.onStuck ? { onStuck: opts.onStuck } : {}),
-      afterCommit: () => this.checkpointer.afterCommit(),
-    });
+    this.units = new UnitQueue(db, opts.onStuck ? { onStuck: opts.onStuck } : {});
     // A group rolled back: anything cached from what it had written is gone with it.
     this.units.onRollback(() => this.branchPages.clear());
   }
@@ -57,7 +43,6 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     await this.units.close();
-    await this.checkpointer.close();
     this.db.close();
   }
 }

@@ -71,8 +71,6 @@ interface Outcome {
 interface UnitQueueOptions {
   /** Told about a unit ended for awaiting something other than the store (a bug). */
   onStuck?: (err: UnitOfWorkError) => void;
-  /** Run after every successful COMMIT of a group that wrote anything (the WAL checkpointer). */
-  afterCommit?: () => void;
 }
 
 export class UnitQueue {
@@ -207,8 +205,7 @@ export class UnitQueue {
     }
     if (this.groupOpen) {
       const held = this.held;
-      const wakes = this.groupWakes;
-      const wrote = this.groupWrote;
+      const wrote = this.groupWakes;
       this.held = [];
       this.groupOpen = false;
       this.groupWrote = false;
@@ -226,10 +223,7 @@ export class UnitQueue {
         else o.job.reject(o.value);
       }
       if (error !== undefined) for (const fn of this.rolledBack) fn();
-      else {
-        if (wrote) this.opts.afterCommit?.();
-        if (wakes) for (const fn of this.committed) fn();
-      }
+      else if (wrote) for (const fn of this.committed) fn();
     }
     if (!this.running) this.next();
   }
