@@ -2,6 +2,8 @@
 // one a real transition: order update + outbox event + idempotency record, in one transaction)
 // against raw node:http + better-sqlite3 doing one INSERT per request, same run, same pragmas
 // (WAL, synchronous=NORMAL). Target (issue 14): ratio ≥ 0.55. CPU µs per request of both beside.
+// A third server does the least work of a transition (leastWork, below): how near the floor any
+// design that keeps the guarantees could come.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
