@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { hasTaskset, serverBundle, spawnNode } from './server.mjs';
+import { hasTaskset, modulePath, serverBundle, spawnNode } from './server.mjs';
 
 const SEAL_KEY = randomBytes(32).toString('base64');
 const OPERATOR_TOKEN = `op_bench_${randomBytes(16).toString('hex')}`;
@@ -133,7 +133,7 @@ export async function startPgPartner({ database, core = 0, seed = false, rateLim
  * server on this client and database can do per request.
  */
 export function startPgFloor({ database, core = 0, setup = '', sql, params, answer }) {
-  const pgPath = new URL('../../node_modules/pg/lib/index.js', import.meta.url).pathname;
+  const pgPath = modulePath('pg/lib/index.js');
   return spawnNode(
     `import http from 'node:http';
      import { createRequire } from 'node:module';

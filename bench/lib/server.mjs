@@ -32,6 +32,9 @@ export async function serverBundle() {
   return bundled;
 }
 
+/** The path of `node_modules/<p>` of this checkout, as a script run by spawnNode imports it. */
+export const modulePath = (p) => new URL(`node_modules/${p}`, root).pathname;
+
 export const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 
 /**

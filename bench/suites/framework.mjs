@@ -4,7 +4,7 @@
 // no stage at all. If Fastify alone is far from the floor, no stage work can reach 0.85 on it.
 // A fourth server does the least any design must do for an authenticated read, on node:http +
 // find-my-way with no framework: what GET /branches could cost at best.
-import { spawnNode, withCpu } from '../lib/server.mjs';
+import { modulePath, spawnNode, withCpu } from '../lib/server.mjs';
 import { fmt, load, loadNote, median } from '../lib/stats.mjs';
 
 export const title =
@@ -14,7 +14,7 @@ const RUNS = 3;
 const DURATION = 3;
 /** The Basic header every request carries (the servers that do not authenticate ignore it). */
 const AUTH = `Basic ${Buffer.from('pk_bench:sk_bench_secret_of_forty_three_characters_x').toString('base64')}`;
-const nm = (p) => JSON.stringify(new URL(`../../node_modules/${p}`, import.meta.url).pathname);
+const nm = (p) => JSON.stringify(modulePath(p));
 
 const ROUTES = `
   const paths = ['/v1/partner/brands', '/v1/partner/brands/:id', '/v1/partner/brands/:id/visibility',

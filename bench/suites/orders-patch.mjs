@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { basic, spawnNode, startPartnerServer, withCpu } from '../lib/server.mjs';
+import { basic, modulePath, spawnNode, startPartnerServer, withCpu } from '../lib/server.mjs';
 import { fmt, load, median, loadNote } from '../lib/stats.mjs';
 import { floorRequests, patchRequests, templateOrder } from '../lib/status-patches.mjs';
 
@@ -50,7 +50,7 @@ export async function run({ log }) {
   const rawDir = mkdtempSync(join(tmpdir(), 'partner-bench-raw-'));
   const raw = await spawnNode(
     `import http from 'node:http';
-     import Database from ${JSON.stringify(new URL('../../node_modules/better-sqlite3/lib/index.js', import.meta.url).pathname)};
+     import Database from ${JSON.stringify(modulePath('better-sqlite3/lib/index.js'))};
      const db = new Database(${JSON.stringify(join(rawDir, 'raw.db'))});
      db.pragma('journal_mode = WAL');
      db.pragma('synchronous = NORMAL');
@@ -175,10 +175,9 @@ export async function run({ log }) {
 
 /** The least-work transition server (see run): an ES module body for spawnNode. */
 function leastWork(file, authorization, businessId) {
-  const nm = (p) => JSON.stringify(new URL(`../../node_modules/${p}`, import.meta.url).pathname);
   return `import http from 'node:http';
     import { createHash, hash } from 'node:crypto';
-    import Database from ${nm('better-sqlite3/lib/index.js')};
+    import Database from ${JSON.stringify(modulePath('better-sqlite3/lib/index.js'))};
     const db = new Database(${JSON.stringify(file)});
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
