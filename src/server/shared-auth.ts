@@ -37,6 +37,8 @@ export class SharedCredentialAuth extends CredentialAuth {
    * parent caches passes through `authenticate` below, so a key missing here has none cached.
    */
   private readonly known = new Map<string, string>();
+  /** Keys whose last take was refused (a key forgotten from `known` goes from here too). */
+  private readonly denied = new Set<string>();
 
   constructor(
     store: Store,
@@ -74,8 +76,10 @@ export class SharedCredentialAuth extends CredentialAuth {
     idemKey?: string,
   ): Promise<Admitted> {
     const parsed = parseBasic(header);
-    if (!parsed || !this.isCached(header!)) return super.admit(header, client, now);
+    if (!parsed || !this.cached(header!)) return super.admit(header, client, now);
     const { row, rate, begun } = await this.rowAndTake(parsed.key, now, idemKey);
+    if (rate?.allowed === false) this.denied.add(parsed.key);
+    else this.denied.delete(parsed.key);
     let cred: AuthedCredential;
     try {
       cred = await this.against(parsed.key, row, header, client);
@@ -86,6 +90,16 @@ export class SharedCredentialAuth extends CredentialAuth {
       throw err;
     }
     return rate ? { cred, rate, begun } : { cred, rate: (await super.admit(header, client, now)).rate };
+  }
+
+  /**
+   * A cached verification stands until this request's admit has read the row: a read may go
+   * ahead as it meanwhile, its answer held until the admit agrees (read-ahead.ts). Not while the
+   * key's last take was refused: a client past its budget would make the server read for nothing.
+   */
+  override provisional(header: string | undefined): AuthedCredential | undefined {
+    const parsed = parseBasic(header);
+    return parsed && !this.denied.has(parsed.key) ? this.cached(header!) : undefined;
   }
 
   override async authenticate(header: string | undefined, client = ''): Promise<AuthedCredential> {
@@ -116,6 +130,7 @@ export class SharedCredentialAuth extends CredentialAuth {
 
   override invalidate(key: string): void {
     this.known.delete(key);
+    this.denied.delete(key);
     super.invalidate(key);
   }
 }

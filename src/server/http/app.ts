@@ -13,7 +13,8 @@ import { genReqId, requestIdHeader } from './request-id.js';
 import { requestLogHooks } from './request-log.js';
 import { requireScope } from './scope.js';
 import { type AppServices, type AppStage, inOrder } from './stage.js';
-import { type OperationHandler, unitOfWork } from './unit-of-work.js';
+import { readAhead } from './read-ahead.js';
+import { type OperationHandler, partnerRead, unitOfWork } from './unit-of-work.js';
 
 // The request pipeline: the stages, in the order a request meets them. Each is a module of its
 // own beside its test.
@@ -75,6 +76,9 @@ export function buildApp(
       url: op.path.replace(/\{(\w+)\}/g, ':$1'),
       onRequest: inOrder([
         authenticate(op, services),
+        op.auth === 'partner' && op.method === 'GET'
+          ? readAhead(partnerRead(op, handler, services))
+          : undefined,
         rateLimit(op),
         requireScope(op),
         claimIdempotencyKey(op, services.store, services.now),

@@ -124,12 +124,22 @@ export class CredentialAuth {
     return { cred, rate: await this.store.rateLimits.take(cred.key, cred.rateLimit, now) };
   }
 
-  /** Whether exactly these credentials were verified and still stand in the cache (not revoked, not expired). */
-  protected isCached(header: string): boolean {
+  /**
+   * The credential a read may go ahead as while its admission is on its way (read-ahead.ts).
+   * None here: a local admit answers at once, so there is nothing to overlap.
+   */
+  provisional(_header: string | undefined): AuthedCredential | undefined {
+    return undefined;
+  }
+
+  /** The credential these exact credentials were verified as, while that stands in the cache (not revoked, not expired). */
+  protected cached(header: string): AuthedCredential | undefined {
     const entry = this.cache.get(sha256(header).toString('base64'));
-    return (
-      entry !== undefined && !entry.revoked && (entry.validUntil === null || this.now() < entry.validUntil)
-    );
+    return entry !== undefined &&
+      !entry.revoked &&
+      (entry.validUntil === null || this.now() < entry.validUntil)
+      ? entry.cred
+      : undefined;
   }
 
   /** 429 before any hashing while the key's or the address's failure budget is spent. */

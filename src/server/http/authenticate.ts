@@ -16,17 +16,25 @@ export function authenticate(op: OperationSpec, services: AppServices): RequestS
     return (req) => checkOperator(req.headers.authorization, services.operatorToken);
   if (op.auth !== 'partner') return undefined;
   const writes = op.method !== 'GET';
-  return async (req, reply) => {
+  return (req, reply) => {
     const key = writes ? idempotencyKeyOf(req) : undefined;
     const at = services.now();
-    const { cred, rate, begun } = await services.auth.admit(
+    const admitted = services.auth.admit(
       req.headers.authorization,
       req.ip,
       at,
       key !== undefined && validKey(key) === 'ok' ? key : undefined,
     );
-    req.credential = cred;
-    req.rate = rate;
-    if (begun) adoptBegun(req, reply, services.store, key!, begun, at);
+    // A read may go ahead of its admission (read-ahead.ts), which it then waits for.
+    const provisional = writes ? undefined : services.auth.provisional(req.headers.authorization);
+    if (provisional) {
+      req.ahead = { cred: provisional, admitted };
+      return;
+    }
+    return admitted.then(({ cred, rate, begun }) => {
+      req.credential = cred;
+      req.rate = rate;
+      if (begun) adoptBegun(req, reply, services.store, key!, begun, at);
+    });
   };
 }

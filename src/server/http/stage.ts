@@ -3,7 +3,7 @@ import type { RateDecision } from '../domain/rate-limit.js';
 import type { StoredResponse } from '../domain/idempotency.js';
 import type { Services } from '../handlers/context.js';
 import type { Begun } from '../store/idempotency-repo.js';
-import type { AuthedCredential, CredentialAuth } from './auth.js';
+import type { Admitted, AuthedCredential, CredentialAuth } from './auth.js';
 
 // What a stage of the request pipeline is (app.ts composes them): either a part of the app set
 // up once (a hook on every request, a parser, the error answers), or a step of one operation's
@@ -23,6 +23,8 @@ declare module 'fastify' {
     credential?: AuthedCredential;
     /** The credential's rate decision for this request (authenticate → rate-limit). */
     rate?: RateDecision;
+    /** A read going ahead of its admission (authenticate → read-ahead → unit of work). */
+    ahead?: { cred: AuthedCredential; admitted: Promise<Admitted>; read?: Promise<unknown> };
     idemKey?: string;
     /** What the look at the Idempotency-Key found (authenticate.ts or idempotency-key.ts). */
     idemBegun?: Begun;

@@ -29,6 +29,30 @@ type WriteOutcome =
   | { kind: 'done'; json: string }
   | { kind: 'failed'; err: unknown };
 
+const partnerCtx =
+  (services: AppServices) =>
+  (req: FastifyRequest, now: number, tx: Tx): PartnerCtx => ({
+    services,
+    now,
+    credential: req.credential!,
+    store: tx.tenant(req.credential!.businessId),
+  });
+
+/** A partner GET's handler in a read unit, which answers only from committed data. */
+export function partnerRead(
+  op: OperationSpec,
+  handler: OperationHandler,
+  services: AppServices,
+): (req: FastifyRequest) => Promise<unknown> {
+  const ctxIn = partnerCtx(services);
+  const query = op.query ?? NO_QUERY;
+  return async (req) => {
+    const input = validInput(op, query, req);
+    const now = services.now();
+    return services.store.read((tx) => Promise.resolve(handler(ctxIn(req, now, tx), input)));
+  };
+}
+
 export function unitOfWork(
   op: OperationSpec,
   handler: OperationHandler,
@@ -52,19 +76,13 @@ export function unitOfWork(
     };
   }
 
-  const ctxIn = (req: FastifyRequest, now: number, tx: Tx): PartnerCtx => ({
-    services,
-    now,
-    credential: req.credential!,
-    store: tx.tenant(req.credential!.businessId),
-  });
+  const ctxIn = partnerCtx(services);
 
   if (op.method === 'GET') {
+    const read = partnerRead(op, handler, services);
     return async (req, reply) => {
-      const input = validInput(op, query, req);
-      const now = services.now();
-      // A read unit answers only from committed data.
-      const out = await store.read((tx) => Promise.resolve(handler(ctxIn(req, now, tx), input)));
+      // What went ahead of the admission, when the admission agreed with it (read-ahead.ts).
+      const out = await (req.ahead?.read ?? read(req));
       if (out instanceof SharedJson) {
         sendDataBytes(reply, status, out.bytes, services.requestLog?.closed ?? false);
         return reply;
