@@ -3,7 +3,6 @@ import type { Pool } from 'pg';
 import { IDEMPOTENCY_TTL_MS, isFresh } from '../../domain/idempotency.js';
 import type { Begun, IdempotencyClaims } from '../idempotency-repo.js';
 import { ANSWER, type AnswerRow, answerOf } from '../sql/idempotency-repo.js';
-import { q, type Sql } from '../sql/query.js';
 import type { PgTx } from './tx.js';
 
 /**
@@ -125,11 +124,4 @@ export class PgClaims implements IdempotencyClaims {
       })
       .catch(() => undefined);
   }
-}
-
-const LAPSED = q('DELETE FROM idempotency_claims WHERE lease_until_ms < ?');
-
-/** After the answers' purge: claims whose holder died and whose key nobody asked for again. */
-export async function purgeLapsedClaims(db: Sql, now: number): Promise<void> {
-  await db.run(LAPSED, [now]);
 }

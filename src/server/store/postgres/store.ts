@@ -26,8 +26,6 @@ const PIPE_CONNECTIONS = 2;
 interface PgStoreOptions extends PgPoolOptions {
   /** Told about errors of the notification listener (it reconnects by itself). */
   logErrors?: (err: unknown) => void;
-  /** Concurrent deliveries to one URL across every instance (the dispatcher's per-URL bound). */
-  deliveryPerUrl?: number;
 }
 
 /**
@@ -75,7 +73,7 @@ export class PgStore implements Store {
     const piped = guarded(this.pipe);
     this.claims = new PgClaims(piped);
     this.rateLimits = new PgRateLimits(this.claims, piped, guarded(pool));
-    this.shared = { deliveryPerUrl: opts.deliveryPerUrl ?? 4, claims: this.claims };
+    this.shared = { claims: this.claims };
     // An idle pooled connection that fails (the server restarted) is dropped by the pool; without
     // a listener its error would be thrown at the process.
     pool.on('error', (err) => opts.logErrors?.(err));

@@ -1,10 +1,7 @@
 import type { PoolClient, QueryConfig } from 'pg';
 import type { PgConn } from './pipe.js';
-import { SqlDeliveries } from '../sql/deliveries-repo.js';
-import { SqlIdempotencyAnswers } from '../sql/idempotency-repo.js';
-import type { Query } from '../sql/query.js';
+import { type Query, q } from '../sql/query.js';
 import { SqlUnit } from '../sql/unit.js';
-import { purgeLapsedClaims } from './idempotency-repo.js';
 
 /** A unit used past its end, or a write from a read unit: a bug in the caller, said loudly. */
 export class PgUnitError extends Error {
@@ -26,13 +23,13 @@ export class PgRestart extends Error {
 /** First statements of read units that went on to run more (see PgTx.query). */
 const multiStatement = new Set<string>();
 
-/** What every unit of one store shares (its settings). */
+/** What every unit of one store shares. */
 export interface PgShared {
-  /** Concurrent deliveries to one URL across every instance. */
-  deliveryPerUrl: number;
   /** The store's Idempotency-Key claims: a unit that stores a key's answer gives its claim back. */
   claims?: { releaseIn(tx: PgTx, credentialKey: string, key: string): Promise<void> };
 }
+
+const LAPSED = q('DELETE FROM idempotency_claims WHERE lease_until_ms < ?');
 
 /** A write waiting for the end of a unit on the one-statement path (PgTx.flush). */
 interface Deferred {
@@ -132,7 +129,7 @@ export class PgTx extends SqlUnit {
     /** A pooled connection, or the shared pipe for a unit that runs no transaction (PgPipe). */
     private client: PgConn,
     readonly mode: PgUnitMode,
-    readonly shared: PgShared = { deliveryPerUrl: 4 },
+    readonly shared: PgShared = {},
     /**
      * Restarts so far (PgRestart). 0: a read unit begins lazily, a write unit runs on the
      * one-statement path. 1 (the full path): a read unit begins before its first statement, a
@@ -381,14 +378,12 @@ export class PgTx extends SqlUnit {
     return value;
   }
 
-  protected override newIdempotency(): SqlIdempotencyAnswers {
-    return new SqlIdempotencyAnswers(this, purgeLapsedClaims, (credentialKey, key) =>
-      this.shared.claims ? this.shared.claims.releaseIn(this, credentialKey, key) : Promise.resolve(),
-    );
+  releaseClaim(credentialKey: string, key: string): Promise<void> {
+    return this.shared.claims?.releaseIn(this, credentialKey, key) ?? Promise.resolve();
   }
 
-  protected override newDeliveries(): SqlDeliveries {
-    return new SqlDeliveries(this, this.shared.deliveryPerUrl);
+  async purgeLapsedClaims(now: number): Promise<void> {
+    await this.run(LAPSED, [now]);
   }
 
   /**

@@ -1,7 +1,7 @@
 // The transactional outbox, written once for both backends (store/sql/query.ts).
 import { eventIdFor, eventPayload, seqOfEventId } from '../../domain/events.js';
 import type { NewEvent, OutboxEvent, OutboxStatus, UnfannedEvent } from '../outbox-repo.js';
-import { type Dialect, iso, q, type Sql } from './query.js';
+import { type Dialect, iso, Lockable, q, type Sql } from './query.js';
 
 const EVENT =
   'seq, id, type, business_id, brand_id, branch_id, order_id, payload, status, attempts, next_attempt_ms, last_error, created_at, updated_at, batched_into';
@@ -30,14 +30,11 @@ const E = {
   // One nobody receives is settled as it is written, and wakes no one (Query.quiet).
   insertSettled: q(insertEvent, { quiet: true }),
   get: q(`SELECT ${EVENT} FROM outbox_events WHERE seq = ? AND id = ?`),
-  unfanned: q(
-    (d) => `SELECT ${UNFANNED} FROM outbox_events WHERE fanned_out = ${d.bool(false)} ORDER BY seq LIMIT ?`,
-  ),
   // In a write unit (the dispatcher's look) the events are locked for the unit: another instance
   // looking at the same moment skips them instead of fanning them out a second time.
-  unfannedLocked: q(
-    (d) =>
-      `SELECT ${UNFANNED} FROM outbox_events WHERE fanned_out = ${d.bool(false)} ORDER BY seq LIMIT ?${d.lockSkip}`,
+  unfanned: new Lockable(
+    (d) => `SELECT ${UNFANNED} FROM outbox_events WHERE fanned_out = ${d.bool(false)} ORDER BY seq LIMIT ?`,
+    'lockSkip',
   ),
   fanned: q(
     (d) =>
@@ -111,7 +108,7 @@ export class SqlOutbox {
   }
 
   unfanned(limit: number): Promise<UnfannedEvent[]> {
-    return this.db.all(this.db.writing ? E.unfannedLocked : E.unfanned, [limit]);
+    return this.db.all(E.unfanned.in(this.db, true), [limit]);
   }
 
   /**

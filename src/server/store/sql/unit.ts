@@ -44,15 +44,6 @@ export abstract class SqlUnit implements Tx, Sql {
   private _webhookSecrets?: SqlWebhookSecrets;
   private _deliveries?: SqlDeliveries;
 
-  /** The repositories a backend builds with settings of its own. */
-  protected newIdempotency(): SqlIdempotencyAnswers {
-    return new SqlIdempotencyAnswers(this);
-  }
-
-  protected newDeliveries(): SqlDeliveries {
-    return new SqlDeliveries(this);
-  }
-
   tenant(businessId: number): SqlTenant {
     const last = this.lastTenant;
     if (last?.businessId === businessId) return last;
@@ -61,7 +52,7 @@ export abstract class SqlUnit implements Tx, Sql {
   }
 
   get idempotency(): SqlIdempotencyAnswers {
-    this._idempotency ??= this.newIdempotency();
+    this._idempotency ??= new SqlIdempotencyAnswers(this);
     return this._idempotency;
   }
 
@@ -96,7 +87,7 @@ export abstract class SqlUnit implements Tx, Sql {
   }
 
   get deliveries(): SqlDeliveries {
-    this._deliveries ??= this.newDeliveries();
+    this._deliveries ??= new SqlDeliveries(this);
     return this._deliveries;
   }
 }
