@@ -1,6 +1,3 @@
-// Orders. The wire record (status history included) is stored whole and rewritten on every
-// change, so reads are a plain concatenation; the columns beside it serve tenancy, filters and
-// ordering.
 import type { SqlAnyOrders, SqlOrders } from './sql/orders-repo.js';
 
 export interface OrderRow {

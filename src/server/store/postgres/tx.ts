@@ -1,4 +1,5 @@
 import type { PoolClient, QueryConfig } from 'pg';
+import type { PgClaims } from './idempotency-repo.js';
 import type { PgConn } from './pipe.js';
 import { type Query, q } from '../sql/query.js';
 import { SqlUnit } from '../sql/unit.js';
@@ -23,12 +24,6 @@ export class PgRestart extends Error {
 /** First statements of read units that went on to run more (see PgTx.query). */
 const multiStatement = new Set<string>();
 
-/** What every unit of one store shares. */
-export interface PgShared {
-  /** The store's Idempotency-Key claims: a unit that stores a key's answer gives its claim back. */
-  claims?: { releaseIn(tx: PgTx, credentialKey: string, key: string): Promise<void> };
-}
-
 const LAPSED = q('DELETE FROM idempotency_claims WHERE lease_until_ms < ?');
 
 /** A write waiting for the end of a unit on the one-statement path (PgTx.flush). */
@@ -40,8 +35,7 @@ interface Deferred {
   table: string;
 }
 
-// What the one-statement path cannot do: take a lock (a row lock, an advisory lock) or hand a
-// written row back. A unit that asks for it runs again on the full path.
+// What the one-statement path cannot do (PgTx.optimistic).
 const LOCKS = /\bFOR (UPDATE|NO KEY UPDATE|SHARE|KEY SHARE)\b|pg_advisory/i;
 const DEFERRABLE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
 const RETURNING = /\bRETURNING\b/i;
@@ -111,8 +105,6 @@ export class PgTx extends SqlUnit {
   begun: boolean;
   /** Round trips to PostgreSQL, told to the store (PgStore.stats). */
   roundTrips = 0;
-  /** Whether this is a run after a restart (see level). */
-  readonly full: boolean;
   /** Statements that wrote so far (attempt() rolls back without a savepoint only if none did). */
   private writes = 0;
   private statements = 0;
@@ -129,7 +121,8 @@ export class PgTx extends SqlUnit {
     /** A pooled connection, or the shared pipe for a unit that runs no transaction (PgPipe). */
     private client: PgConn,
     readonly mode: PgUnitMode,
-    readonly shared: PgShared = {},
+    /** The store's Idempotency-Key claims: a unit that stores a key's answer gives its claim back. */
+    private readonly claims: PgClaims | undefined,
     /**
      * Restarts so far (PgRestart). 0: a read unit begins lazily, a write unit runs on the
      * one-statement path. 1 (the full path): a read unit begins before its first statement, a
@@ -140,9 +133,8 @@ export class PgTx extends SqlUnit {
     private readonly acquire?: () => Promise<PoolClient>,
   ) {
     super();
-    this.full = level > 0;
-    this.begun = mode === 'write' && this.full;
-    this.optimistic = mode === 'write' && !this.full;
+    this.begun = mode === 'write' && level > 0;
+    this.optimistic = mode === 'write' && level === 0;
   }
 
   private check(write: boolean): void {
@@ -166,7 +158,6 @@ export class PgTx extends SqlUnit {
     if (this.optimistic) {
       if (shape.kind !== 'read')
         throw this.restartOn('a unit that locks or reads back a write runs on the full path');
-      // A read of a table this unit has a write waiting for would not see that write.
       if (
         this.deferred.length > 0 &&
         this.deferred.some((w) => w.table === '*' || shape.reads.includes(w.table))
@@ -181,7 +172,7 @@ export class PgTx extends SqlUnit {
         throw this.restartOn('a read unit ran a second statement: it needs a transaction');
       } else {
         this.firstText = text;
-        if (this.full || multiStatement.has(text)) {
+        if (this.level > 0 || multiStatement.has(text)) {
           this.beginning = this.begin();
           await this.beginning;
         }
@@ -308,9 +299,7 @@ export class PgTx extends SqlUnit {
   }
 
   async value<T>(query: Query, args?: readonly unknown[]): Promise<T | undefined> {
-    const r = await this.read(query, args);
-    const f = r.fields[0]?.name;
-    return f === undefined || r.rows.length === 0 ? undefined : (r.rows[0] as Record<string, T>)[f];
+    return (await this.column<T>(query, args))[0];
   }
 
   run(query: Query, args?: readonly unknown[]): Promise<number> {
@@ -379,7 +368,7 @@ export class PgTx extends SqlUnit {
   }
 
   releaseClaim(credentialKey: string, key: string): Promise<void> {
-    return this.shared.claims?.releaseIn(this, credentialKey, key) ?? Promise.resolve();
+    return this.claims?.releaseIn(this, credentialKey, key) ?? Promise.resolve();
   }
 
   async purgeLapsedClaims(now: number): Promise<void> {

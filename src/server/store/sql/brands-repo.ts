@@ -1,4 +1,3 @@
-// Brands and branches of one business, written once for both backends (store/sql/query.ts).
 import type {
   BranchPage,
   BranchRow,

@@ -1,5 +1,4 @@
-// Webhook deliveries, written once for both backends (store/sql/query.ts) but for the claim and
-// its lease (`LEASE` below).
+// Webhook deliveries; only the claim and its lease are written per dialect (`LEASE` below).
 import { hostname } from 'node:os';
 import type {
   AttemptRow,

@@ -1,6 +1,4 @@
-// Stored Idempotency-Key answers, written once for both backends (store/sql/query.ts). The claims
-// stay per backend: in memory on SQLite (one process owns the file), rows with a lease on
-// PostgreSQL (every instance sees them); both read an answer with ANSWER and answerOf.
+// Stored Idempotency-Key answers; each backend's claims read them too (ANSWER, answerOf).
 import { IDEMPOTENCY_TTL_MS, type StoredResponse } from '../../domain/idempotency.js';
 import { ordersTextOf } from '../../domain/events.js';
 import { q, type Sql } from './query.js';

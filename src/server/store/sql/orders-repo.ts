@@ -1,4 +1,3 @@
-// Orders, written once for both backends (store/sql/query.ts).
 import type { OrderFilter, OrderPage, OrderRow } from '../orders-repo.js';
 import { type Dialect, Lockable, q, QueryCache, type Sql } from './query.js';
 

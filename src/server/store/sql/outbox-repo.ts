@@ -1,4 +1,3 @@
-// The transactional outbox, written once for both backends (store/sql/query.ts).
 import { eventIdFor, eventPayload, seqOfEventId } from '../../domain/events.js';
 import type { NewEvent, OutboxEvent, OutboxStatus, UnfannedEvent } from '../outbox-repo.js';
 import { type Dialect, iso, Lockable, q, type Sql } from './query.js';

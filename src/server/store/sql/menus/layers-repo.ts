@@ -1,5 +1,3 @@
-// Store layers, snapshots, publish versions and the publish log. A shared store locks the brand
-// first (PgTx.lockBrandLayers), so that its syncs and publishes take turns.
 import type { MenuDef } from '../../../domain/menus.js';
 import type {
   NewSnapshot,

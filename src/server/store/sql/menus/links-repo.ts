@@ -1,4 +1,4 @@
-// The links of the menu definition, one table-driven repository for all four kinds; seq keeps their order.
+// One table-driven repository for the four kinds of link (LinkKind).
 import type { LinkKind } from '../../menus/links-repo.js';
 import { type Query, q, type Sql } from '../query.js';
 import { LINKS } from '../schema.js';
