@@ -1,5 +1,5 @@
 // Brands and branches of one business (a TenantTx's view: no business parameter anywhere).
-import type { SqlBrands, SqlBranches } from './sql/brands-repo.js';
+import type { SqlBrands } from './sql/brands-repo.js';
 
 export type Visibilities = Record<string, boolean>;
 
@@ -56,5 +56,3 @@ export interface BranchUpdate {
   price_group_id: number | null;
   busy_mode_updated_at: string | null;
 }
-
-export type BranchesRepo = SqlBranches;

@@ -1,5 +1,4 @@
 // Price groups (price tiers) of one business.
-import type { SqlPriceGroups } from './sql/catalog-repo.js';
 
 export interface PriceGroupRow {
   id: number;
@@ -14,5 +13,3 @@ export interface PriceGroupFields {
   title: string;
   description: string;
 }
-
-export type PriceGroupsRepo = SqlPriceGroups;

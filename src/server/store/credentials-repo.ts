@@ -1,5 +1,4 @@
 // Businesses (the tenants) and the partner credentials issued to them: operator territory.
-import type { SqlBusinesses, SqlCredentials } from './sql/credentials-repo.js';
 
 export interface BusinessRow {
   id: number;
@@ -14,8 +13,6 @@ export interface NewBusiness {
   address: string;
   logo: string;
 }
-
-export type BusinessesRepo = SqlBusinesses;
 
 export interface CredentialRow {
   key: string;
@@ -39,5 +36,3 @@ export interface NewCredential {
   scopes: readonly string[];
   rate_limit: number;
 }
-
-export type CredentialsRepo = SqlCredentials;

@@ -1,5 +1,4 @@
 import type { StoredResponse } from '../domain/idempotency.js';
-import type { SqlIdempotencyAnswers } from './sql/idempotency-repo.js';
 
 /** What a write request finds when it starts (see IdempotencyClaims.begin). */
 export type Begun =
@@ -25,6 +24,3 @@ export interface IdempotencyClaims {
   /** Gives the claim back once the request has ended, answered or not. */
   release(credentialKey: string, key: string): Promise<void>;
 }
-
-/** Stored answers per (credential, Idempotency-Key), kept 24 h (domain/idempotency.ts). */
-export type IdempotencyAnswers = SqlIdempotencyAnswers;

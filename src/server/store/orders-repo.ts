@@ -1,5 +1,3 @@
-import type { SqlAnyOrders, SqlOrders } from './sql/orders-repo.js';
-
 export interface OrderRow {
   id: number;
   business_id: number;
@@ -27,9 +25,3 @@ export interface OrderPage {
   /** Newest first (created_at, then id, descending). */
   records: string[];
 }
-
-/** One business's orders (TenantTx.orders). */
-export type OrdersRepo = SqlOrders;
-
-/** Any business's orders (Tx.orders): the operator's view. */
-export type AnyOrdersRepo = SqlAnyOrders;

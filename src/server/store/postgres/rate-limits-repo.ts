@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { decisionOf } from '../../domain/rate-decision.js';
 import type { RateDecision } from '../../domain/rate-limit.js';
 import type { CredentialRow } from '../credentials-repo.js';
 import type { RateLimits } from '../rate-limits-repo.js';
@@ -51,18 +52,6 @@ const ADMIT = `${admitCtes('$2')}
 const ADMIT_CLAIM = `${admitCtes('$5')},
   ${claimCtes('EXISTS (SELECT 1 FROM t WHERE t.allowed)')}
   SELECT cr.*, t.tokens, t.allowed, a.*, ${CLAIM_TAKEN} FROM cr LEFT JOIN t ON true LEFT JOIN a ON true`;
-
-/** The same figures domain/rate-limit.ts gives a single process. */
-function decisionOf(tokens: number, allowed: boolean, limit: number): RateDecision {
-  const perMs = limit / 60_000;
-  return {
-    allowed,
-    limit,
-    remaining: Math.max(0, Math.floor(tokens)),
-    reset: Math.ceil((limit - tokens) / perMs / 1000),
-    retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / perMs / 1000)),
-  };
-}
 
 /** What `admit` found: the row now, the take (none if revoked or absent), the claim (if taken). */
 export interface Admission {

@@ -52,7 +52,7 @@ interface Outcome {
   value: unknown;
 }
 
-interface UnitQueueOptions {
+export interface UnitQueueOptions {
   /** Told about a unit ended for awaiting something other than the store (a bug). */
   onStuck?: (err: UnitOfWorkError) => void;
 }
