@@ -9,7 +9,4 @@ export interface PriceGroupRow {
   updated_at: string;
 }
 
-export interface PriceGroupFields {
-  title: string;
-  description: string;
-}
+export type PriceGroupFields = Pick<PriceGroupRow, 'title' | 'description'>;

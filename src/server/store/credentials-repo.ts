@@ -8,11 +8,7 @@ export interface BusinessRow {
   created_at: string;
 }
 
-export interface NewBusiness {
-  title: string;
-  address: string;
-  logo: string;
-}
+export type NewBusiness = Omit<BusinessRow, 'id' | 'created_at'>;
 
 export interface CredentialRow {
   key: string;
@@ -29,10 +25,6 @@ export interface CredentialRow {
   created_at: string;
 }
 
-export interface NewCredential {
-  key: string;
-  business_id: number;
-  secret_hash: string;
+export type NewCredential = Pick<CredentialRow, 'key' | 'business_id' | 'secret_hash' | 'rate_limit'> & {
   scopes: readonly string[];
-  rate_limit: number;
-}
+};

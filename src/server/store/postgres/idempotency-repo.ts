@@ -11,7 +11,6 @@ import type { PgTx } from './tx.js';
  */
 const CLAIM_LEASE_MS = 60_000;
 
-/** Who took a claim: release deletes only its own, never a successor's. */
 export const newHolder = () => randomBytes(9).toString('base64url');
 
 const RELEASE = 'DELETE FROM idempotency_claims WHERE credential_key = $1 AND idem_key = $2 AND holder = $3';
@@ -103,7 +102,7 @@ export class PgClaims implements IdempotencyClaims {
     const slot = `${credentialKey}\n${key}`;
     const holder = this.mine.get(slot);
     if (holder === undefined) return;
-    await tx.execAny(RELEASE, [credentialKey, key, holder]);
+    await tx.exec(RELEASE, [credentialKey, key, holder], /* quiet */ true, /* exact */ false);
     tx.afterCommit.push(() => {
       if (this.mine.get(slot) === holder) this.mine.delete(slot);
     });

@@ -60,6 +60,8 @@ export interface Admission {
   begun?: Begun;
 }
 
+type AdmitRow = CredentialRow & AnswerRow & { tokens: number | null; allowed: boolean | null; taken: number };
+
 export class PgRateLimits implements RateLimits {
   constructor(
     /** The Idempotency-Key claims `admit` may take in its statement. */
@@ -87,9 +89,7 @@ export class PgRateLimits implements RateLimits {
    */
   async admit(key: string, now: number, idemKey?: string): Promise<Admission> {
     const holder = idemKey === undefined ? undefined : newHolder();
-    const { rows } = await this.pool.query<
-      CredentialRow & AnswerRow & { tokens: number | null; allowed: boolean | null; taken: number }
-    >(
+    const { rows } = await this.pool.query<AdmitRow>(
       holder === undefined
         ? { name: 'rate-admit', text: ADMIT, values: [key, now] }
         : {

@@ -222,11 +222,6 @@ export class PgTx extends SqlUnit {
     return (await this.query(text, values)).rowCount ?? 0;
   }
 
-  /** A quiet write that may change any number of rows (giving a claim back). */
-  execAny(text: string, values: readonly unknown[]): Promise<number> {
-    return this.exec(text, values, true, false);
-  }
-
   /**
    * The one-statement path's end: the deferred writes as data-modifying CTEs of one statement,
    * which PostgreSQL runs and commits atomically by itself. Its SELECT divides by zero (22012,

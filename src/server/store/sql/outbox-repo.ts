@@ -54,6 +54,8 @@ const E = {
   ),
 };
 
+type NextSeq = { seq: number; heard: boolean | number };
+
 export class SqlTenantOutbox {
   constructor(
     private readonly db: Sql,
@@ -62,12 +64,7 @@ export class SqlTenantOutbox {
 
   /** Writes one pending event in this unit (it commits or rolls back with the change); returns its id. */
   async enqueue(e: NewEvent): Promise<string> {
-    const [s] = await this.db.all<{ seq: number; heard: boolean | number }>(E.next, [
-      this.businessId,
-      e.brandId,
-      e.branchId,
-      e.type,
-    ]);
+    const [s] = await this.db.all<NextSeq>(E.next, [this.businessId, e.brandId, e.branchId, e.type]);
     const seq = Number(s!.seq);
     const id = eventIdFor(seq);
     const at = iso(e.now);

@@ -1,7 +1,7 @@
 // What both backends' unit handles (SqliteTx, PgTx) share: the repositories of a unit and of its
 // tenants, each made on first use and kept for the unit (the hot read path makes two objects).
-// A backend implements the Sql seam and attempt(); what a repository takes of it beyond SQL (its
-// advisory locks, SQLite's branch-page cache) is on the seam too.
+// A backend implements the Sql seam and attempt(); what a repository takes of it beyond SQL is on
+// the seam too (its advisory locks, its claims), or here (SQLite's branch-page cache).
 import type { BusinessRow } from '../credentials-repo.js';
 import type { TenantTx, Tx } from '../store.js';
 import { type BranchPageCache, SqlBranches, SqlBrands } from './brands-repo.js';
@@ -29,7 +29,6 @@ export abstract class SqlUnit implements Tx, Sql {
   abstract write<T>(query: Query, args?: readonly unknown[]): Promise<T[]>;
   abstract list(values: readonly (number | string)[]): unknown;
   abstract attempt<T>(fn: () => Promise<T>): Promise<T>;
-  /** Outbox events this unit wrote (Sql.unitEvents). */
   readonly unitEvents = new Map<string, { seq: number; payload: string }>();
   /** Given by a backend whose process owns the data (see BranchPageCache). */
   branchPages?: BranchPageCache;

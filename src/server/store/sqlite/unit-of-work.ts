@@ -101,11 +101,6 @@ export class UnitQueue {
     });
   }
 
-  /** Whether a group transaction is open (writes not yet committed). */
-  get pending(): boolean {
-    return this.groupOpen;
-  }
-
   /** `fn` runs after every successful COMMIT of a group that wrote something (the dispatcher's wake-up). */
   onCommit(fn: () => void): () => void {
     this.committed.add(fn);
