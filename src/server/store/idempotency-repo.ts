@@ -11,7 +11,7 @@ export type Begun =
  * Claims on (credential, Idempotency-Key): one execution at a time per key. They live outside any
  * unit of work (a claim must be visible before the request's unit starts, and to every instance
  * sharing the store); the stored answer is written inside the unit that made the change
- * (`IdempotencyAnswers.put`), so "answered" and "done" commit together.
+ * (`Tx.idempotency.put`), so "answered" and "done" commit together.
  */
 export interface IdempotencyClaims {
   /**
