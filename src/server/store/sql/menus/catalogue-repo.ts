@@ -10,7 +10,7 @@ import type {
   SectionFields,
   SectionRow,
 } from '../../menus/catalogue-repo.js';
-import { iso, json, Lockable, type Query, q, type Sql } from '../query.js';
+import { iso, json, Lockable, q, type Sql } from '../query.js';
 
 /** How a field is kept in a column: JSON text, a boolean (0/1 on SQLite), or as it is. */
 type Codec = 'json' | 'json?' | 'bool' | 'plain';
@@ -23,22 +23,10 @@ type Stored = Record<string, unknown>;
 type Field = [key: string, column: string, codec: Codec];
 
 /** A menu table's fields and statements, made once when this module loads. */
-interface Table {
-  fields: Field[];
-  select: string;
-  get: Lockable;
-  getMany: Query;
-  ofBrand: Query;
-  insert: Query;
-  update: Query;
-  delete: Query;
-}
+type Table = ReturnType<typeof table>;
 
 /** The table `name`, from its column and codec per field of the row. */
-function table<Fields>(
-  name: string,
-  columns: { [K in keyof Fields]: [column: string, codec: Codec] },
-): Table {
+function table<Fields>(name: string, columns: { [K in keyof Fields]: [column: string, codec: Codec] }) {
   const fields = (Object.entries(columns) as [string, [string, Codec]][]).map(
     ([k, [col, codec]]): Field => [k, col, codec],
   );
