@@ -1,5 +1,5 @@
 // Brands and branches of one business (a TenantTx's view: no business parameter anywhere).
-import type { SqlBrands, SqlBranches } from './sql/brands-repo.js';
+import type { SqlBrands } from './sql/brands-repo.js';
 
 export type Visibilities = Record<string, boolean>;
 
@@ -12,11 +12,7 @@ export interface BrandRow {
   visibilities: Visibilities;
 }
 
-export interface BrandFields {
-  title: string;
-  logo: string;
-  banner: string;
-}
+export type BrandFields = Pick<BrandRow, 'title' | 'logo' | 'banner'>;
 
 export type BrandsRepo = SqlBrands;
 
@@ -44,17 +40,7 @@ export interface BranchPage {
   readonly records: readonly string[];
 }
 
-export interface NewBranch {
-  fields: Record<string, unknown>;
-  price_group_id: number | null;
-  brand_ids: readonly number[];
-}
+export type NewBranch = Pick<BranchRow, 'fields' | 'price_group_id'> & { brand_ids: readonly number[] };
 
 /** What a branch update writes besides its record (composed by the service). */
-export interface BranchUpdate {
-  fields: Record<string, unknown>;
-  price_group_id: number | null;
-  busy_mode_updated_at: string | null;
-}
-
-export type BranchesRepo = SqlBranches;
+export type BranchUpdate = Pick<BranchRow, 'fields' | 'price_group_id' | 'busy_mode_updated_at'>;

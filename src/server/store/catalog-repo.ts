@@ -1,5 +1,4 @@
 // Price groups (price tiers) of one business.
-import type { SqlPriceGroups } from './sql/catalog-repo.js';
 
 export interface PriceGroupRow {
   id: number;
@@ -10,9 +9,4 @@ export interface PriceGroupRow {
   updated_at: string;
 }
 
-export interface PriceGroupFields {
-  title: string;
-  description: string;
-}
-
-export type PriceGroupsRepo = SqlPriceGroups;
+export type PriceGroupFields = Pick<PriceGroupRow, 'title' | 'description'>;

@@ -1,5 +1,4 @@
 // Businesses (the tenants) and the partner credentials issued to them: operator territory.
-import type { SqlBusinesses, SqlCredentials } from './sql/credentials-repo.js';
 
 export interface BusinessRow {
   id: number;
@@ -9,13 +8,7 @@ export interface BusinessRow {
   created_at: string;
 }
 
-export interface NewBusiness {
-  title: string;
-  address: string;
-  logo: string;
-}
-
-export type BusinessesRepo = SqlBusinesses;
+export type NewBusiness = Omit<BusinessRow, 'id' | 'created_at'>;
 
 export interface CredentialRow {
   key: string;
@@ -32,12 +25,6 @@ export interface CredentialRow {
   created_at: string;
 }
 
-export interface NewCredential {
-  key: string;
-  business_id: number;
-  secret_hash: string;
+export type NewCredential = Pick<CredentialRow, 'key' | 'business_id' | 'secret_hash' | 'rate_limit'> & {
   scopes: readonly string[];
-  rate_limit: number;
-}
-
-export type CredentialsRepo = SqlCredentials;
+};

@@ -1,5 +1,4 @@
 // Webhook deliveries (one outbox event to one receiver URL) and the log of their attempts.
-import type { SqlDeliveries } from './sql/deliveries-repo.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -63,6 +62,3 @@ export interface DeliveryLogFilter {
   status?: DeliveryStatus | undefined;
   businessId?: number | undefined;
 }
-
-/** The deliveries of every business (Tx.deliveries): the dispatcher and the operator. */
-export type DeliveriesRepo = SqlDeliveries;

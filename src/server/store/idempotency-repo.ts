@@ -1,5 +1,4 @@
 import type { StoredResponse } from '../domain/idempotency.js';
-import type { SqlIdempotencyAnswers } from './sql/idempotency-repo.js';
 
 /** What a write request finds when it starts (see IdempotencyClaims.begin). */
 export type Begun =
@@ -12,7 +11,7 @@ export type Begun =
  * Claims on (credential, Idempotency-Key): one execution at a time per key. They live outside any
  * unit of work (a claim must be visible before the request's unit starts, and to every instance
  * sharing the store); the stored answer is written inside the unit that made the change
- * (`IdempotencyAnswers.put`), so "answered" and "done" commit together.
+ * (`Tx.idempotency.put`), so "answered" and "done" commit together.
  */
 export interface IdempotencyClaims {
   /**
@@ -25,6 +24,3 @@ export interface IdempotencyClaims {
   /** Gives the claim back once the request has ended, answered or not. */
   release(credentialKey: string, key: string): Promise<void>;
 }
-
-/** Stored answers per (credential, Idempotency-Key), kept 24 h (domain/idempotency.ts). */
-export type IdempotencyAnswers = SqlIdempotencyAnswers;

@@ -1,8 +1,3 @@
-// Orders. The wire record (status history included) is stored whole and rewritten on every
-// change, so reads are a plain concatenation; the columns beside it serve tenancy, filters and
-// ordering.
-import type { SqlAnyOrders, SqlOrders } from './sql/orders-repo.js';
-
 export interface OrderRow {
   id: number;
   business_id: number;
@@ -30,9 +25,3 @@ export interface OrderPage {
   /** Newest first (created_at, then id, descending). */
   records: string[];
 }
-
-/** One business's orders (TenantTx.orders). */
-export type OrdersRepo = SqlOrders;
-
-/** Any business's orders (Tx.orders): the operator's view. */
-export type AnyOrdersRepo = SqlAnyOrders;

@@ -2,7 +2,6 @@
 // unit of work as the change it describes, so there is never a change without its event nor an
 // event without its change. Delivery (webhooks, retries) reads these rows; see deliveries-repo.ts.
 import type { OrderEventType } from '../../contract/schemas/orders.js';
-import type { SqlOutbox, SqlTenantOutbox } from './sql/outbox-repo.js';
 
 export type OutboxStatus = 'pending' | 'delivered' | 'failed';
 
@@ -39,9 +38,6 @@ export interface NewEvent {
   now: number;
 }
 
-/** One business's outbox (TenantTx.outbox): events of its own orders. */
-export type TenantOutbox = SqlTenantOutbox;
-
 /** Outbox rows not yet turned into deliveries, oldest first. */
 export interface UnfannedEvent {
   seq: number;
@@ -53,6 +49,3 @@ export interface UnfannedEvent {
   payload: string;
   next_attempt_ms: number;
 }
-
-/** The whole outbox (Tx.outbox): the dispatcher and the operator. */
-export type OutboxRepo = SqlOutbox;

@@ -1,6 +1,5 @@
 // Operational state of the store layer: item availability, snooze and stock per branch, and the
 // OOS activity history of every change.
-import type { SqlStock } from './sql/stock-repo.js';
 
 export type EntityType = 'section' | 'category' | 'item';
 type OosAction = 'availability' | 'snooze' | 'enable' | 'stock';
@@ -47,5 +46,3 @@ export interface ActivityFilter {
   branchId?: number | undefined;
   brandId?: number | undefined;
 }
-
-export type StockRepo = SqlStock;

@@ -1,19 +1,22 @@
 // The store layer's contract, free of any SQL dialect: the server (handlers, services, the
-// webhook dispatcher, the seed) sees only these interfaces; each backend implements them
-// (store/sqlite/… today).
-import type { BranchesRepo, BrandsRepo } from './brands-repo.js';
-import type { PriceGroupsRepo } from './catalog-repo.js';
-import type { BusinessesRepo, BusinessRow, CredentialsRepo } from './credentials-repo.js';
-import type { IdempotencyAnswers, IdempotencyClaims } from './idempotency-repo.js';
+// webhook dispatcher, the seed) sees only these interfaces and the repositories they name, each
+// one class written once for both backends (store/sql/).
+import type { BusinessRow } from './credentials-repo.js';
+import type { IdempotencyClaims } from './idempotency-repo.js';
 import type { MenuCatalogue } from './menus/catalogue-repo.js';
-import type { MenuLayers } from './menus/layers-repo.js';
-import type { MenuLinks } from './menus/links-repo.js';
-import type { AnyOrdersRepo, OrdersRepo } from './orders-repo.js';
-import type { OutboxRepo, TenantOutbox } from './outbox-repo.js';
-import type { DeliveriesRepo } from './deliveries-repo.js';
-import type { StockRepo } from './stock-repo.js';
-import type { TenantWebhooks, WebhookSecretsRepo, WebhooksRepo } from './webhooks-repo.js';
 import type { RateLimits } from './rate-limits-repo.js';
+import type { BrandsRepo } from './brands-repo.js';
+import type { SqlBranches } from './sql/brands-repo.js';
+import type { SqlPriceGroups } from './sql/catalog-repo.js';
+import type { SqlBusinesses, SqlCredentials } from './sql/credentials-repo.js';
+import type { SqlDeliveries } from './sql/deliveries-repo.js';
+import type { SqlIdempotencyAnswers } from './sql/idempotency-repo.js';
+import type { SqlMenuLayers } from './sql/menus/layers-repo.js';
+import type { SqlMenuLinks } from './sql/menus/links-repo.js';
+import type { SqlAnyOrders, SqlOrders } from './sql/orders-repo.js';
+import type { SqlOutbox, SqlTenantOutbox } from './sql/outbox-repo.js';
+import type { SqlStock } from './sql/stock-repo.js';
+import type { SqlTenantWebhooks, SqlWebhookSecrets, SqlWebhooks } from './sql/webhooks-repo.js';
 
 /**
  * A unit of work: `fn` runs with a transaction handle and everything it writes commits together
@@ -65,15 +68,16 @@ export interface Tx {
    * dispatcher sends events it found). Absent or false: wait for the unit to settle.
    */
   readonly readsCommittedOnly?: boolean;
-  readonly idempotency: IdempotencyAnswers;
-  readonly businesses: BusinessesRepo;
-  readonly credentials: CredentialsRepo;
+  /** Stored answers per (credential, Idempotency-Key), kept 24 h (domain/idempotency.ts). */
+  readonly idempotency: SqlIdempotencyAnswers;
+  readonly businesses: SqlBusinesses;
+  readonly credentials: SqlCredentials;
   /** Any business's orders: look one up, then work on it through `tenant(order.business_id)`. */
-  readonly orders: AnyOrdersRepo;
-  readonly outbox: OutboxRepo;
-  readonly webhooks: WebhooksRepo;
-  readonly webhookSecrets: WebhookSecretsRepo;
-  readonly deliveries: DeliveriesRepo;
+  readonly orders: SqlAnyOrders;
+  readonly outbox: SqlOutbox;
+  readonly webhooks: SqlWebhooks;
+  readonly webhookSecrets: SqlWebhookSecrets;
+  readonly deliveries: SqlDeliveries;
 }
 
 /**
@@ -84,19 +88,19 @@ export interface TenantTx {
   readonly businessId: number;
   business(): Promise<BusinessRow>;
   readonly brands: BrandsRepo;
-  readonly branches: BranchesRepo;
-  readonly priceGroups: PriceGroupsRepo;
-  readonly orders: OrdersRepo;
+  readonly branches: SqlBranches;
+  readonly priceGroups: SqlPriceGroups;
+  readonly orders: SqlOrders;
   /** Events of this business's orders, written in the unit that makes the change. */
-  readonly outbox: TenantOutbox;
+  readonly outbox: SqlTenantOutbox;
   /** The business-level menu definition. */
   readonly menus: MenuCatalogue;
   /** Its links (section → category → item → group → modifier), table-driven. */
-  readonly links: MenuLinks;
+  readonly links: SqlMenuLinks;
   /** Store layers, snapshots, publish versions and log. */
-  readonly layers: MenuLayers;
+  readonly layers: SqlMenuLayers;
   /** Item availability, snooze and stock per branch; the OOS history. */
-  readonly stock: StockRepo;
+  readonly stock: SqlStock;
   /** The webhook URLs registered for this business. */
-  readonly webhooks: TenantWebhooks;
+  readonly webhooks: SqlTenantWebhooks;
 }

@@ -1,6 +1,5 @@
 // Webhook registrations (one URL per business, brand, branch and event type) and the per-business
 // signing secrets, sealed at rest.
-import type { SqlWebhooks, SqlTenantWebhooks, SqlWebhookSecrets } from './sql/webhooks-repo.js';
 
 export type WebhookEventName =
   | 'all'
@@ -21,16 +20,8 @@ export interface WebhookRow {
 
 export type WebhookTuple = Omit<WebhookRow, 'id' | 'created_at'>;
 
-/** Every business's registrations (Tx.webhooks): the operator and the dispatcher. */
-export type WebhooksRepo = SqlWebhooks;
-
-/** One business's registrations (TenantTx.webhooks): `GET /webhooks`. */
-export type TenantWebhooks = SqlTenantWebhooks;
-
 export interface SealedSecret {
   /** security/sealed.ts: AES-256-GCM under the key every instance is given. */
   sealed: string;
   rotated_at: string | null;
 }
-
-export type WebhookSecretsRepo = SqlWebhookSecrets;

@@ -1,6 +1,5 @@
 // The store layers (the definition synced into one brand × branch) and the published snapshots
 // built from them, with the per-brand publish version and the publish log.
-import type { SqlMenuLayers } from '../sql/menus/layers-repo.js';
 import type { MenuDef } from '../../domain/menus.js';
 
 export interface SnapshotHead {
@@ -35,5 +34,3 @@ export interface PublicationRow extends PublishLogEntry {
   id: number;
   status: 'shipped';
 }
-
-export type MenuLayers = SqlMenuLayers;

@@ -3,7 +3,6 @@ import type { Pool } from 'pg';
 import { IDEMPOTENCY_TTL_MS, isFresh } from '../../domain/idempotency.js';
 import type { Begun, IdempotencyClaims } from '../idempotency-repo.js';
 import { ANSWER, type AnswerRow, answerOf } from '../sql/idempotency-repo.js';
-import { q, type Sql } from '../sql/query.js';
 import type { PgTx } from './tx.js';
 
 /**
@@ -12,7 +11,6 @@ import type { PgTx } from './tx.js';
  */
 const CLAIM_LEASE_MS = 60_000;
 
-/** Who took a claim: release deletes only its own, never a successor's. */
 export const newHolder = () => randomBytes(9).toString('base64url');
 
 const RELEASE = 'DELETE FROM idempotency_claims WHERE credential_key = $1 AND idem_key = $2 AND holder = $3';
@@ -104,7 +102,7 @@ export class PgClaims implements IdempotencyClaims {
     const slot = `${credentialKey}\n${key}`;
     const holder = this.mine.get(slot);
     if (holder === undefined) return;
-    await tx.execAny(RELEASE, [credentialKey, key, holder]);
+    await tx.exec(RELEASE, [credentialKey, key, holder], /* quiet */ true, /* exact */ false);
     tx.afterCommit.push(() => {
       if (this.mine.get(slot) === holder) this.mine.delete(slot);
     });
@@ -125,11 +123,4 @@ export class PgClaims implements IdempotencyClaims {
       })
       .catch(() => undefined);
   }
-}
-
-const LAPSED = q('DELETE FROM idempotency_claims WHERE lease_until_ms < ?');
-
-/** After the answers' purge: claims whose holder died and whose key nobody asked for again. */
-export async function purgeLapsedClaims(db: Sql, now: number): Promise<void> {
-  await db.run(LAPSED, [now]);
 }

@@ -68,7 +68,7 @@ const pidOf = async (c: pg.Client) =>
 /** One business's catalogue repositories in a write unit on `c`, as a PgTx builds them. */
 function pgTenant(c: pg.Client, businessId: number): TenantTx {
   // Level 1, the path inside BEGIN … COMMIT: these tests hold row locks in transactions they begin.
-  return new PgTx(c as unknown as pg.PoolClient, 'write', { deliveryPerUrl: 1 }, 1).tenant(businessId);
+  return new PgTx(c as unknown as pg.PoolClient, 'write', undefined, 1).tenant(businessId);
 }
 
 /**

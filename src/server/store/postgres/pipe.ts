@@ -3,13 +3,8 @@ import type pg from 'pg';
 import type { QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import { openClient } from './pool.js';
 
-/** What a unit needs of a connection: statements (PgTx) and, for a pooled one, its return. */
-export interface PgConn {
-  query<R extends QueryResultRow = QueryResultRow>(
-    config: QueryConfig | string,
-    values?: unknown[],
-  ): Promise<QueryResult<R>>;
-}
+/** What a unit needs of a connection, pooled or the pipe: its statements (PgTx). */
+export type PgConn = Pick<PgPipe, 'query'>;
 
 /**
  * A few connections in node-postgres's pipeline mode, shared by the instance's requests, for work
@@ -21,7 +16,7 @@ export interface PgConn {
  * 10. A transaction never runs here (it would take in other requests' statements). Nothing here
  * waits for a pooled unit but a row lock, which that unit releases by itself: no deadlock.
  */
-export class PgPipe implements PgConn {
+export class PgPipe {
   private readonly conns: (Promise<pg.Client> | undefined)[];
   private turn = 0;
   private readonly corked = new WeakSet<Socket>();

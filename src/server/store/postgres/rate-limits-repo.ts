@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { decisionOf } from '../../domain/rate-decision.js';
 import type { RateDecision } from '../../domain/rate-limit.js';
 import type { CredentialRow } from '../credentials-repo.js';
 import type { RateLimits } from '../rate-limits-repo.js';
@@ -52,24 +53,14 @@ const ADMIT_CLAIM = `${admitCtes('$5')},
   ${claimCtes('EXISTS (SELECT 1 FROM t WHERE t.allowed)')}
   SELECT cr.*, t.tokens, t.allowed, a.*, ${CLAIM_TAKEN} FROM cr LEFT JOIN t ON true LEFT JOIN a ON true`;
 
-/** The same figures domain/rate-limit.ts gives a single process. */
-function decisionOf(tokens: number, allowed: boolean, limit: number): RateDecision {
-  const perMs = limit / 60_000;
-  return {
-    allowed,
-    limit,
-    remaining: Math.max(0, Math.floor(tokens)),
-    reset: Math.ceil((limit - tokens) / perMs / 1000),
-    retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / perMs / 1000)),
-  };
-}
-
 /** What `admit` found: the row now, the take (none if revoked or absent), the claim (if taken). */
 export interface Admission {
   row: CredentialRow | undefined;
   rate: RateDecision | undefined;
   begun?: Begun;
 }
+
+type AdmitRow = CredentialRow & AnswerRow & { tokens: number | null; allowed: boolean | null; taken: number };
 
 export class PgRateLimits implements RateLimits {
   constructor(
@@ -98,9 +89,7 @@ export class PgRateLimits implements RateLimits {
    */
   async admit(key: string, now: number, idemKey?: string): Promise<Admission> {
     const holder = idemKey === undefined ? undefined : newHolder();
-    const { rows } = await this.pool.query<
-      CredentialRow & AnswerRow & { tokens: number | null; allowed: boolean | null; taken: number }
-    >(
+    const { rows } = await this.pool.query<AdmitRow>(
       holder === undefined
         ? { name: 'rate-admit', text: ADMIT, values: [key, now] }
         : {

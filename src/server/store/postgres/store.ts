@@ -7,7 +7,7 @@ import { migrate } from './migrations.js';
 import { PgPipe } from './pipe.js';
 import { openClient, openPool, type PgPoolOptions } from './pool.js';
 import { PgRateLimits } from './rate-limits-repo.js';
-import { PgRestart, type PgShared, PgTx, PgUnitError, type PgUnitMode } from './tx.js';
+import { PgRestart, PgTx, PgUnitError, type PgUnitMode } from './tx.js';
 import { asUnavailable } from './unavailable.js';
 
 const OUTBOX_CHANNEL = 'partner_outbox';
@@ -26,8 +26,6 @@ const PIPE_CONNECTIONS = 2;
 interface PgStoreOptions extends PgPoolOptions {
   /** Told about errors of the notification listener (it reconnects by itself). */
   logErrors?: (err: unknown) => void;
-  /** Concurrent deliveries to one URL across every instance (the dispatcher's per-URL bound). */
-  deliveryPerUrl?: number;
 }
 
 /**
@@ -46,7 +44,6 @@ export class PgStore implements Store {
   readonly instance = `${process.pid}:${randomBytes(6).toString('hex')}`;
   private readonly hooks = new Set<() => void>();
   private readonly rollbacks = new Set<() => void>();
-  private readonly shared: PgShared;
   private listener: Client | undefined;
   private listening = false;
   private reconnect: NodeJS.Timeout | undefined;
@@ -75,7 +72,6 @@ export class PgStore implements Store {
     const piped = guarded(this.pipe);
     this.claims = new PgClaims(piped);
     this.rateLimits = new PgRateLimits(this.claims, piped, guarded(pool));
-    this.shared = { deliveryPerUrl: opts.deliveryPerUrl ?? 4, claims: this.claims };
     // An idle pooled connection that fails (the server restarted) is dropped by the pool; without
     // a listener its error would be thrown at the process.
     pool.on('error', (err) => opts.logErrors?.(err));
@@ -167,7 +163,7 @@ export class PgStore implements Store {
     const tx = new PgTx(
       client ?? this.pipe,
       mode,
-      this.shared,
+      this.claims,
       level,
       client ? undefined : () => this.pool.connect(),
     );

@@ -1,10 +1,8 @@
 import type { PoolClient, QueryConfig } from 'pg';
+import type { PgClaims } from './idempotency-repo.js';
 import type { PgConn } from './pipe.js';
-import { SqlDeliveries } from '../sql/deliveries-repo.js';
-import { SqlIdempotencyAnswers } from '../sql/idempotency-repo.js';
-import type { Query } from '../sql/query.js';
+import { type Query, q } from '../sql/query.js';
 import { SqlUnit } from '../sql/unit.js';
-import { purgeLapsedClaims } from './idempotency-repo.js';
 
 /** A unit used past its end, or a write from a read unit: a bug in the caller, said loudly. */
 export class PgUnitError extends Error {
@@ -26,13 +24,7 @@ export class PgRestart extends Error {
 /** First statements of read units that went on to run more (see PgTx.query). */
 const multiStatement = new Set<string>();
 
-/** What every unit of one store shares (its settings). */
-export interface PgShared {
-  /** Concurrent deliveries to one URL across every instance. */
-  deliveryPerUrl: number;
-  /** The store's Idempotency-Key claims: a unit that stores a key's answer gives its claim back. */
-  claims?: { releaseIn(tx: PgTx, credentialKey: string, key: string): Promise<void> };
-}
+const LAPSED = q('DELETE FROM idempotency_claims WHERE lease_until_ms < ?');
 
 /** A write waiting for the end of a unit on the one-statement path (PgTx.flush). */
 interface Deferred {
@@ -43,8 +35,7 @@ interface Deferred {
   table: string;
 }
 
-// What the one-statement path cannot do: take a lock (a row lock, an advisory lock) or hand a
-// written row back. A unit that asks for it runs again on the full path.
+// What the one-statement path cannot do (PgTx.optimistic).
 const LOCKS = /\bFOR (UPDATE|NO KEY UPDATE|SHARE|KEY SHARE)\b|pg_advisory/i;
 const DEFERRABLE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
 const RETURNING = /\bRETURNING\b/i;
@@ -114,8 +105,6 @@ export class PgTx extends SqlUnit {
   begun: boolean;
   /** Round trips to PostgreSQL, told to the store (PgStore.stats). */
   roundTrips = 0;
-  /** Whether this is a run after a restart (see level). */
-  readonly full: boolean;
   /** Statements that wrote so far (attempt() rolls back without a savepoint only if none did). */
   private writes = 0;
   private statements = 0;
@@ -132,7 +121,8 @@ export class PgTx extends SqlUnit {
     /** A pooled connection, or the shared pipe for a unit that runs no transaction (PgPipe). */
     private client: PgConn,
     readonly mode: PgUnitMode,
-    readonly shared: PgShared = { deliveryPerUrl: 4 },
+    /** The store's Idempotency-Key claims: a unit that stores a key's answer gives its claim back. */
+    private readonly claims: PgClaims | undefined,
     /**
      * Restarts so far (PgRestart). 0: a read unit begins lazily, a write unit runs on the
      * one-statement path. 1 (the full path): a read unit begins before its first statement, a
@@ -143,9 +133,8 @@ export class PgTx extends SqlUnit {
     private readonly acquire?: () => Promise<PoolClient>,
   ) {
     super();
-    this.full = level > 0;
-    this.begun = mode === 'write' && this.full;
-    this.optimistic = mode === 'write' && !this.full;
+    this.begun = mode === 'write' && level > 0;
+    this.optimistic = mode === 'write' && level === 0;
   }
 
   private check(write: boolean): void {
@@ -169,7 +158,6 @@ export class PgTx extends SqlUnit {
     if (this.optimistic) {
       if (shape.kind !== 'read')
         throw this.restartOn('a unit that locks or reads back a write runs on the full path');
-      // A read of a table this unit has a write waiting for would not see that write.
       if (
         this.deferred.length > 0 &&
         this.deferred.some((w) => w.table === '*' || shape.reads.includes(w.table))
@@ -184,7 +172,7 @@ export class PgTx extends SqlUnit {
         throw this.restartOn('a read unit ran a second statement: it needs a transaction');
       } else {
         this.firstText = text;
-        if (this.full || multiStatement.has(text)) {
+        if (this.level > 0 || multiStatement.has(text)) {
           this.beginning = this.begin();
           await this.beginning;
         }
@@ -232,11 +220,6 @@ export class PgTx extends SqlUnit {
       }
     }
     return (await this.query(text, values)).rowCount ?? 0;
-  }
-
-  /** A quiet write that may change any number of rows (giving a claim back). */
-  execAny(text: string, values: readonly unknown[]): Promise<number> {
-    return this.exec(text, values, true, false);
   }
 
   /**
@@ -311,9 +294,7 @@ export class PgTx extends SqlUnit {
   }
 
   async value<T>(query: Query, args?: readonly unknown[]): Promise<T | undefined> {
-    const r = await this.read(query, args);
-    const f = r.fields[0]?.name;
-    return f === undefined || r.rows.length === 0 ? undefined : (r.rows[0] as Record<string, T>)[f];
+    return (await this.column<T>(query, args))[0];
   }
 
   run(query: Query, args?: readonly unknown[]): Promise<number> {
@@ -381,14 +362,12 @@ export class PgTx extends SqlUnit {
     return value;
   }
 
-  protected override newIdempotency(): SqlIdempotencyAnswers {
-    return new SqlIdempotencyAnswers(this, purgeLapsedClaims, (credentialKey, key) =>
-      this.shared.claims ? this.shared.claims.releaseIn(this, credentialKey, key) : Promise.resolve(),
-    );
+  releaseClaim(credentialKey: string, key: string): Promise<void> {
+    return this.claims?.releaseIn(this, credentialKey, key) ?? Promise.resolve();
   }
 
-  protected override newDeliveries(): SqlDeliveries {
-    return new SqlDeliveries(this, this.shared.deliveryPerUrl);
+  async purgeLapsedClaims(now: number): Promise<void> {
+    await this.run(LAPSED, [now]);
   }
 
   /**

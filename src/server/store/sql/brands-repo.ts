@@ -1,4 +1,3 @@
-// Brands and branches of one business, written once for both backends (store/sql/query.ts).
 import type {
   BranchPage,
   BranchRow,
@@ -168,11 +167,12 @@ export class BranchPageCache {
   }
 }
 
+type PageRow = { record: string; total: number };
+
 export class SqlBranches {
   constructor(
     private readonly db: Sql,
     private readonly businessId: number,
-    /** Given by a backend whose process owns the data (see BranchPageCache). */
     private readonly pages?: BranchPageCache,
   ) {}
 
@@ -193,11 +193,7 @@ export class SqlBranches {
     const key = `${limit}:${offset}`;
     const cached = this.pages?.get(this.businessId, key);
     if (cached) return cached;
-    const rows = await this.db.all<{ record: string; total: number }>(R.page, [
-      this.businessId,
-      limit,
-      offset,
-    ]);
+    const rows = await this.db.all<PageRow>(R.page, [this.businessId, limit, offset]);
     // A page past the end has no row to carry the total: count apart.
     const total = rows.length
       ? rows[0]!.total

@@ -1,4 +1,3 @@
-// Price groups of one business, written once for both backends (store/sql/query.ts).
 import type { PriceGroupFields, PriceGroupRow } from '../catalog-repo.js';
 import { iso, Lockable, q, type Sql } from './query.js';
 

@@ -1,4 +1,3 @@
-// Businesses and their partner credentials, written once for both backends (store/sql/query.ts).
 import type { BusinessRow, CredentialRow, NewBusiness, NewCredential } from '../credentials-repo.js';
 import { iso, json, q, type Sql } from './query.js';
 

@@ -1,5 +1,4 @@
-// Webhook deliveries, written once for both backends (store/sql/query.ts) but for the claim and
-// its lease (`LEASE` below).
+// Webhook deliveries; only the claim and its lease are written per dialect (`LEASE` below).
 import { hostname } from 'node:os';
 import type {
   AttemptRow,
@@ -20,6 +19,8 @@ export const INSTANCE_LOCK = 0x6c69_7665;
 const URL_LOCK = 0x7572_6c00;
 /** Written with every lease: a restarted process judges only its own machine's by process id. */
 const HOST = hostname();
+/** A URL's window of concurrent deliveries across every instance, unless the claimant names its own. */
+const PER_URL = 4;
 
 const DELIVERY =
   'id, event_seq, event_id, event_type, business_id, webhook_id, url, payload, batched_event_ids, status, attempts, budget_start, next_attempt_ms, created_at, updated_at';
@@ -171,16 +172,10 @@ const parsed = (rows: Stored[]): DeliveryRow[] =>
 
 /**
  * Each delivery is sent by one claimant at a time: a claim is a lease (owner, host, until) that
- * runs out if its owner dies, and the next look of any process then takes it over. On a shared
- * store the per-URL bound (the claimant's window for the URL, or `perUrl`) holds across
- * instances; SQLite's one process leaves that count to its dispatcher.
+ * runs out if its owner dies, and the next look of any process then takes it over (LEASE).
  */
 export class SqlDeliveries {
-  constructor(
-    private readonly db: Sql,
-    /** Concurrent deliveries to one URL across every instance (a shared store). */
-    private readonly perUrl = 4,
-  ) {}
+  constructor(private readonly db: Sql) {}
 
   /** Due at `now`. */
   async insert(d: NewDelivery, now: number): Promise<void> {
@@ -206,7 +201,7 @@ export class SqlDeliveries {
    */
   due(now: number, limit: number, perUrl?: number): Promise<{ id: number; url: string }[]> {
     return this.db.dialect === 'postgres'
-      ? this.db.all(LEASE.postgres.due, [now, perUrl ?? this.perUrl, now, now, limit])
+      ? this.db.all(LEASE.postgres.due, [now, perUrl ?? PER_URL, now, now, limit])
       : this.db.all(LEASE.sqlite.due, [now, now, limit]);
   }
 
@@ -229,7 +224,7 @@ export class SqlDeliveries {
     // the way of the one judging that URL. Held until this look commits: the count cannot race.
     const lock = await this.db.get<{ url: string; ok: boolean }>(LEASE.postgres.urlLock, [URL_LOCK, id]);
     if (!lock?.ok) return undefined;
-    const slots = urlSlots ?? this.perUrl;
+    const slots = urlSlots ?? PER_URL;
     return (await this.db.write<ClaimedDelivery>(LEASE.postgres.claim, [...lease, lock.url, now, slots]))[0];
   }
 
@@ -273,7 +268,7 @@ export class SqlDeliveries {
   /** When the next pending delivery is due (or its lease ends), if any. */
   async nextDueMs(): Promise<number | null> {
     if (this.db.dialect === 'postgres') {
-      return (await this.db.value<number | null>(LEASE.postgres.nextDue, [this.perUrl])) ?? null;
+      return (await this.db.value<number | null>(LEASE.postgres.nextDue, [PER_URL])) ?? null;
     }
     const free = await this.db.value<number>(LEASE.sqlite.nextFree);
     const leased = (await this.db.value<number | null>(LEASE.sqlite.nextLeased)) ?? null;

@@ -1,6 +1,4 @@
-// Stored Idempotency-Key answers, written once for both backends (store/sql/query.ts). The claims
-// stay per backend: in memory on SQLite (one process owns the file), rows with a lease on
-// PostgreSQL (every instance sees them); both read an answer with ANSWER and answerOf.
+// Stored Idempotency-Key answers; each backend's claims read them too (ANSWER, answerOf).
 import { IDEMPOTENCY_TTL_MS, type StoredResponse } from '../../domain/idempotency.js';
 import { ordersTextOf } from '../../domain/events.js';
 import { q, type Sql } from './query.js';
@@ -67,13 +65,7 @@ const A = {
 };
 
 export class SqlIdempotencyAnswers {
-  constructor(
-    private readonly db: Sql,
-    /** Run after purge() in the same unit (PostgreSQL: drop claims whose holder died). */
-    private readonly afterPurge?: (db: Sql, now: number) => Promise<void>,
-    /** Run after put() in the same unit (PostgreSQL: the request's claim on the key is given back with it). */
-    private readonly afterPut?: (credentialKey: string, key: string) => Promise<void>,
-  ) {}
+  constructor(private readonly db: Sql) {}
 
   /**
    * The answer stored for the key. On PostgreSQL's one-statement path (Sql.optimistic) nothing
@@ -104,13 +96,13 @@ export class SqlIdempotencyAnswers {
     ]);
     if (stored === 0)
       throw new Error(`Idempotency-Key ${JSON.stringify(key)} was answered by another execution meanwhile`);
-    await this.afterPut?.(credentialKey, key);
+    await this.db.releaseClaim?.(credentialKey, key);
   }
 
   /** Drops answers older than the window; returns how many. */
   async purge(now: number): Promise<number> {
     const dropped = await this.db.run(A.purge, [now - IDEMPOTENCY_TTL_MS]);
-    await this.afterPurge?.(this.db, now);
+    await this.db.purgeLapsedClaims?.(now);
     return dropped;
   }
 }

@@ -1,15 +1,13 @@
-// Orders, written once for both backends (store/sql/query.ts).
 import type { OrderFilter, OrderPage, OrderRow } from '../orders-repo.js';
-import { type Dialect, q, QueryCache, type Sql } from './query.js';
+import { type Dialect, Lockable, q, QueryCache, type Sql } from './query.js';
 
 const COLUMNS = 'id, business_id, brand_id, branch_id, status, created_ms, updated_ms, record';
 
 const O = {
-  get: q(`SELECT ${COLUMNS} FROM orders WHERE id = ? AND business_id = ?`),
   // In a write unit the order is read to be changed: on a shared store the row lock makes
   // transitions of one order take turns across every instance (the second waits, then reads the
   // first's result), so no change is built on a record another unit is rewriting.
-  getLocked: q((d) => `SELECT ${COLUMNS} FROM orders WHERE id = ? AND business_id = ?${d.lockRow}`),
+  get: new Lockable(`SELECT ${COLUMNS} FROM orders WHERE id = ? AND business_id = ?`, 'lockRow'),
   getAny: q(`SELECT ${COLUMNS} FROM orders WHERE id = ?`),
   nextId: q((d) => `SELECT ${d.nextId('orders', 'id')} AS id`),
   // Orders' own writes wake no one (Query.quiet): their events do, when someone receives them.
@@ -53,8 +51,7 @@ export class SqlOrders {
   private readonly read = new Map<number, number>();
 
   async get(id: number): Promise<OrderRow | undefined> {
-    const locked = this.db.writing && !this.db.optimistic;
-    const r = await this.db.get<OrderRow>(locked ? O.getLocked : O.get, [id, this.businessId]);
+    const r = await this.db.get<OrderRow>(O.get.in(this.db, !this.db.optimistic), [id, this.businessId]);
     if (r && this.db.writing) this.read.set(r.id, Number(r.updated_ms));
     return r;
   }

@@ -1,7 +1,6 @@
-// The transactional outbox, written once for both backends (store/sql/query.ts).
 import { eventIdFor, eventPayload, seqOfEventId } from '../../domain/events.js';
 import type { NewEvent, OutboxEvent, OutboxStatus, UnfannedEvent } from '../outbox-repo.js';
-import { type Dialect, iso, q, type Sql } from './query.js';
+import { type Dialect, iso, Lockable, q, type Sql } from './query.js';
 
 const EVENT =
   'seq, id, type, business_id, brand_id, branch_id, order_id, payload, status, attempts, next_attempt_ms, last_error, created_at, updated_at, batched_into';
@@ -30,14 +29,11 @@ const E = {
   // One nobody receives is settled as it is written, and wakes no one (Query.quiet).
   insertSettled: q(insertEvent, { quiet: true }),
   get: q(`SELECT ${EVENT} FROM outbox_events WHERE seq = ? AND id = ?`),
-  unfanned: q(
-    (d) => `SELECT ${UNFANNED} FROM outbox_events WHERE fanned_out = ${d.bool(false)} ORDER BY seq LIMIT ?`,
-  ),
   // In a write unit (the dispatcher's look) the events are locked for the unit: another instance
   // looking at the same moment skips them instead of fanning them out a second time.
-  unfannedLocked: q(
-    (d) =>
-      `SELECT ${UNFANNED} FROM outbox_events WHERE fanned_out = ${d.bool(false)} ORDER BY seq LIMIT ?${d.lockSkip}`,
+  unfanned: new Lockable(
+    (d) => `SELECT ${UNFANNED} FROM outbox_events WHERE fanned_out = ${d.bool(false)} ORDER BY seq LIMIT ?`,
+    'lockSkip',
   ),
   fanned: q(
     (d) =>
@@ -58,6 +54,8 @@ const E = {
   ),
 };
 
+type NextSeq = { seq: number; heard: boolean | number };
+
 export class SqlTenantOutbox {
   constructor(
     private readonly db: Sql,
@@ -66,12 +64,7 @@ export class SqlTenantOutbox {
 
   /** Writes one pending event in this unit (it commits or rolls back with the change); returns its id. */
   async enqueue(e: NewEvent): Promise<string> {
-    const [s] = await this.db.all<{ seq: number; heard: boolean | number }>(E.next, [
-      this.businessId,
-      e.brandId,
-      e.branchId,
-      e.type,
-    ]);
+    const [s] = await this.db.all<NextSeq>(E.next, [this.businessId, e.brandId, e.branchId, e.type]);
     const seq = Number(s!.seq);
     const id = eventIdFor(seq);
     const at = iso(e.now);
@@ -111,7 +104,7 @@ export class SqlOutbox {
   }
 
   unfanned(limit: number): Promise<UnfannedEvent[]> {
-    return this.db.all(this.db.writing ? E.unfannedLocked : E.unfanned, [limit]);
+    return this.db.all(E.unfanned.in(this.db, true), [limit]);
   }
 
   /**

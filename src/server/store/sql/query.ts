@@ -110,17 +110,20 @@ export const q = (text: string | ((d: Dialect) => string), opts?: { quiet?: bool
   new Query(text, opts);
 
 /**
- * A read of a row the caller may write back from what it read (a merge, `forUpdate`): in a write
- * unit on a shared store the row stays locked until the unit ends (`Dialect.lockShared`), so two
- * instances' merges cannot lose one another's change. Both statements are made once.
+ * A read of rows the caller may write back from what it read (a merge, `forUpdate`): in a write
+ * unit on a shared store they stay locked until the unit ends (`lock`: `Dialect.lockShared` by
+ * default), so two instances' merges cannot lose one another's change. Both statements are made once.
  */
 export class Lockable {
   private readonly plain: Query;
   private readonly locked: Query;
 
-  constructor(text: string) {
+  constructor(
+    text: string | ((d: Dialect) => string),
+    lock: 'lockShared' | 'lockRow' | 'lockSkip' = 'lockShared',
+  ) {
     this.plain = new Query(text);
-    this.locked = new Query((d) => text + d.lockShared);
+    this.locked = new Query((d) => (typeof text === 'string' ? text : text(d)) + d[lock]);
   }
 
   /** The statement for this unit: locked only when asked for in a write unit. */
@@ -175,6 +178,10 @@ export interface Sql {
   lockBrandLayers?(brandId: number): Promise<void>;
   lockBranchStates?(branchId: number): Promise<void>;
   lockSku?(brandId: number, sku: string): Promise<void>;
+  /** A shared store's claim on an Idempotency-Key, given back in the unit that stores its answer. */
+  releaseClaim?(credentialKey: string, key: string): Promise<void>;
+  /** A shared store's claims whose holder died, dropped with the answers past the window. */
+  purgeLapsedClaims?(now: number): Promise<void>;
 }
 
 /** An instant as both backends store it and the wire shows it: ISO 8601 text, UTC, milliseconds. */

@@ -1,5 +1,3 @@
-// Item state, snooze and stock per branch, and the OOS history. A shared store locks the branch's
-// states first (PgTx.lockBranchStates), so that two instances' changes of them take turns.
 import { DEFAULT_STATE, type ItemState } from '../../domain/menus.js';
 import type { ActivityFilter, ActivityRow, ActivitySummary, NewActivity, EntityType } from '../stock-repo.js';
 import { ownsBranch } from './brands-repo.js';

@@ -1,7 +1,7 @@
 // What both backends' unit handles (SqliteTx, PgTx) share: the repositories of a unit and of its
 // tenants, each made on first use and kept for the unit (the hot read path makes two objects).
-// A backend implements the Sql seam and attempt(); what a repository takes of it beyond SQL (its
-// advisory locks, SQLite's branch-page cache) is on the seam too.
+// A backend implements the Sql seam and attempt(); what a repository takes of it beyond SQL is on
+// the seam too (its advisory locks, its claims), or here (SQLite's branch-page cache).
 import type { BusinessRow } from '../credentials-repo.js';
 import type { TenantTx, Tx } from '../store.js';
 import { type BranchPageCache, SqlBranches, SqlBrands } from './brands-repo.js';
@@ -29,7 +29,6 @@ export abstract class SqlUnit implements Tx, Sql {
   abstract write<T>(query: Query, args?: readonly unknown[]): Promise<T[]>;
   abstract list(values: readonly (number | string)[]): unknown;
   abstract attempt<T>(fn: () => Promise<T>): Promise<T>;
-  /** Outbox events this unit wrote (Sql.unitEvents). */
   readonly unitEvents = new Map<string, { seq: number; payload: string }>();
   /** Given by a backend whose process owns the data (see BranchPageCache). */
   branchPages?: BranchPageCache;
@@ -44,15 +43,6 @@ export abstract class SqlUnit implements Tx, Sql {
   private _webhookSecrets?: SqlWebhookSecrets;
   private _deliveries?: SqlDeliveries;
 
-  /** The repositories a backend builds with settings of its own. */
-  protected newIdempotency(): SqlIdempotencyAnswers {
-    return new SqlIdempotencyAnswers(this);
-  }
-
-  protected newDeliveries(): SqlDeliveries {
-    return new SqlDeliveries(this);
-  }
-
   tenant(businessId: number): SqlTenant {
     const last = this.lastTenant;
     if (last?.businessId === businessId) return last;
@@ -61,7 +51,7 @@ export abstract class SqlUnit implements Tx, Sql {
   }
 
   get idempotency(): SqlIdempotencyAnswers {
-    this._idempotency ??= this.newIdempotency();
+    this._idempotency ??= new SqlIdempotencyAnswers(this);
     return this._idempotency;
   }
 
@@ -96,7 +86,7 @@ export abstract class SqlUnit implements Tx, Sql {
   }
 
   get deliveries(): SqlDeliveries {
-    this._deliveries ??= this.newDeliveries();
+    this._deliveries ??= new SqlDeliveries(this);
     return this._deliveries;
   }
 }

@@ -1,4 +1,3 @@
-// Webhook registrations and each business's signing secret, written once for both backends.
 import type { SealedSecret, WebhookRow, WebhookTuple } from '../webhooks-repo.js';
 import { iso, q, type Sql } from './query.js';
 

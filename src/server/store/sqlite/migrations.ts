@@ -88,6 +88,8 @@ export function migrate(db: Db): number {
   return SCHEMA_VERSION;
 }
 
+type Sequence = { name: string; seq: number };
+
 function upgrade(db: Db, from: number): void {
   const names = (sql: string) => db.prepare(sql).pluck().all() as string[];
   const columns = (table: string) => names(`SELECT name FROM pragma_table_info('${table}')`);
@@ -95,10 +97,7 @@ function upgrade(db: Db, from: number): void {
   const tables = names("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
   // The ids each AUTOINCREMENT table has handed out, deleted rows' included.
   const sequences = names("SELECT name FROM sqlite_master WHERE name = 'sqlite_sequence'").length
-    ? (db.prepare('SELECT name, max(seq) AS seq FROM sqlite_sequence GROUP BY name').all() as {
-        name: string;
-        seq: number;
-      }[])
+    ? (db.prepare('SELECT name, max(seq) AS seq FROM sqlite_sequence GROUP BY name').all() as Sequence[])
     : [];
   // The old tables step aside under another name; their indexes go (the new tables make theirs).
   for (const index of names("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"))

@@ -4,12 +4,7 @@ import { MemoryClaims } from './idempotency-repo.js';
 import { MemoryRateLimits } from './rate-limits-repo.js';
 import { BranchPageCache } from '../sql/brands-repo.js';
 import { SqliteTx } from './tx.js';
-import { type UnitOfWorkError, UnitQueue } from './unit-of-work.js';
-
-interface SqliteStoreOptions {
-  /** Told about a unit of work ended for awaiting something other than the store (a bug). */
-  onStuck?: (err: UnitOfWorkError) => void;
-}
+import { UnitQueue, type UnitQueueOptions } from './unit-of-work.js';
 
 /** The embedded backend: one better-sqlite3 connection, units queued on it, group commit per turn. */
 export class SqliteStore implements Store {
@@ -19,12 +14,11 @@ export class SqliteStore implements Store {
   private readonly branchPages = new BranchPageCache();
 
   constructor(
-    /** The connection itself, for tests and tools only: the server goes through units. */
     readonly db: Db,
-    opts: SqliteStoreOptions = {},
+    opts: UnitQueueOptions = {},
   ) {
     this.claims = new MemoryClaims(db);
-    this.units = new UnitQueue(db, opts.onStuck ? { onStuck: opts.onStuck } : {});
+    this.units = new UnitQueue(db, opts);
     // A group rolled back: anything cached from what it had written is gone with it.
     this.units.onRollback(() => this.branchPages.clear());
   }

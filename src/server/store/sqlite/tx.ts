@@ -22,7 +22,6 @@ export class SqliteTx extends SqlUnit {
   constructor(
     readonly db: Db,
     readonly unit: Unit,
-    /** The store's branch pages: a cache only this process can keep true. */
     branchPages: BranchPageCache,
   ) {
     super();
@@ -37,7 +36,6 @@ export class SqliteTx extends SqlUnit {
     return this.unit.mode === 'write';
   }
 
-  /** The query's statement on this connection, kept on the query (one connection per process). */
   private statement(query: Query, write: boolean): Statement {
     this.unit.check(write);
     if (write) {
@@ -47,7 +45,7 @@ export class SqliteTx extends SqlUnit {
     return prepared(this.db, query);
   }
 
-  /** The same, returning only the first column (a statement of its own: pluck() is a mode of it). */
+  /** The query's first column only: a statement of its own (pluck() is a mode of it), kept likewise. */
   private plucked(query: Query): Statement {
     this.unit.check(false);
     const q = query as Query & { pluckedOn?: Db; plucked?: Statement };

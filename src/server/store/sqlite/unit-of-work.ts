@@ -9,22 +9,6 @@ const S = {
   commit: q('COMMIT'),
 };
 
-/**
- * The unit of work on SQLite's one connection, with group commit.
- *
- * Units run one at a time, in the order they were asked for. A write unit runs in a SAVEPOINT of
- * its own inside the group transaction (opened by the first write unit of an event-loop turn);
- * a unit that throws rolls back to its savepoint only. The group COMMITs once per turn, when the
- * queue is idle (a setImmediate after the first unit started), and only then are the outcomes of
- * the units that ran in it released: "a 2xx means committed" holds while one WAL append covers
- * every write of the turn.
- *
- * better-sqlite3 is synchronous, so a unit that awaits nothing but the store finishes within the
- * microtasks of the turn that started it, and the queue costs a few promise hops. A unit still
- * running when the turn ends has awaited something else (a timer, the network, a hash): that is a
- * bug. It fails loudly: its writes are rolled back, it is rejected with a UnitOfWorkError, its
- * store refuses any further use, and the queue goes on without it.
- */
 export class UnitOfWorkError extends Error {
   override name = 'UnitOfWorkError';
 }
@@ -68,11 +52,27 @@ interface Outcome {
   value: unknown;
 }
 
-interface UnitQueueOptions {
+export interface UnitQueueOptions {
   /** Told about a unit ended for awaiting something other than the store (a bug). */
   onStuck?: (err: UnitOfWorkError) => void;
 }
 
+/**
+ * The unit of work on SQLite's one connection, with group commit.
+ *
+ * Units run one at a time, in the order they were asked for. A write unit runs in a SAVEPOINT of
+ * its own inside the group transaction (opened by the first write unit of an event-loop turn);
+ * a unit that throws rolls back to its savepoint only. The group COMMITs once per turn, when the
+ * queue is idle (a setImmediate after the first unit started), and only then are the outcomes of
+ * the units that ran in it released: "a 2xx means committed" holds while one WAL append covers
+ * every write of the turn.
+ *
+ * better-sqlite3 is synchronous, so a unit that awaits nothing but the store finishes within the
+ * microtasks of the turn that started it, and the queue costs a few promise hops. A unit still
+ * running when the turn ends has awaited something else (a timer, the network, a hash): that is a
+ * bug. It fails loudly: its writes are rolled back, it is rejected with a UnitOfWorkError, its
+ * store refuses any further use, and the queue goes on without it.
+ */
 export class UnitQueue {
   private readonly queue: Job[] = [];
   private running: { job: Job; unit: Unit } | undefined;
@@ -99,11 +99,6 @@ export class UnitQueue {
       this.queue.push({ mode, fn, resolve: resolve as (v: unknown) => void, reject });
       if (!this.running) this.next();
     });
-  }
-
-  /** Whether a group transaction is open (writes not yet committed). */
-  get pending(): boolean {
-    return this.groupOpen;
   }
 
   /** `fn` runs after every successful COMMIT of a group that wrote something (the dispatcher's wake-up). */
@@ -151,6 +146,12 @@ export class UnitQueue {
   private finish(job: Job, unit: Unit, ok: boolean, value: unknown): void {
     if (unit.state === 'dead') return; // already ended and rejected by flush()
     unit.state = 'done';
+    this.end(job, unit, ok, value);
+    this.next();
+  }
+
+  /** A unit's end: its savepoint rolled back unless it succeeded, its outcome held for the group. */
+  private end(job: Job, unit: Unit, ok: boolean, value: unknown): void {
     this.running = undefined;
     if (unit.mode === 'write' && this.groupOpen) {
       try {
@@ -170,7 +171,6 @@ export class UnitQueue {
     if (this.groupOpen) this.held.push({ job, ok, value });
     else if (ok) job.resolve(value);
     else job.reject(value);
-    this.next();
   }
 
   private scheduleFlush(): void {
@@ -190,17 +190,7 @@ export class UnitQueue {
         `a ${r.unit.mode} unit of work was still running at the end of its event-loop turn: it awaited something other than the store; ${r.unit.mode === 'write' ? 'its writes were rolled back' : 'it was ended'}`,
       );
       r.unit.state = 'dead';
-      this.running = undefined;
-      if (r.unit.mode === 'write' && this.groupOpen) {
-        try {
-          prepared(this.db, S.rollbackTo).run();
-          prepared(this.db, S.release).run();
-        } catch (e) {
-          this.abortGroup(e);
-        }
-      }
-      if (this.groupOpen) this.held.push({ job: r.job, ok: false, value: err });
-      else r.job.reject(err);
+      this.end(r.job, r.unit, false, err);
       this.opts.onStuck?.(err);
     }
     if (this.groupOpen) {

@@ -10,7 +10,7 @@ import type {
   SectionFields,
   SectionRow,
 } from '../../menus/catalogue-repo.js';
-import { iso, json, Lockable, type Query, q, type Sql } from '../query.js';
+import { iso, json, Lockable, q, type Sql } from '../query.js';
 
 /** How a field is kept in a column: JSON text, a boolean (0/1 on SQLite), or as it is. */
 type Codec = 'json' | 'json?' | 'bool' | 'plain';
@@ -19,101 +19,70 @@ const encode = (c: Codec, v: unknown) =>
 const decode = (c: Codec, v: unknown) =>
   c === 'plain' || (c === 'json?' && v === null) ? v : c === 'bool' ? Boolean(v) : json(v);
 
-/** A menu table: its name and, per field of the row, its column and codec. */
-interface Table<Fields> {
-  name: string;
-  columns: { [K in keyof Fields]: [column: string, codec: Codec] };
-}
-
-const SECTIONS: Table<SectionFields> = {
-  name: 'menu_sections',
-  columns: {
-    title: ['title', 'plain'],
-    description: ['description', 'plain'],
-    available_times: ['available_times', 'json?'],
-    is_enabled: ['is_enabled', 'bool'],
-    visibilities: ['visibilities', 'json'],
-    blackout_dates: ['blackout_dates', 'json'],
-  },
-};
-const CATEGORIES: Table<CategoryFields> = {
-  name: 'menu_categories',
-  columns: {
-    title: ['title', 'plain'],
-    description: ['description', 'plain'],
-    is_enabled: ['is_enabled', 'bool'],
-  },
-};
-const ITEMS: Table<ItemFields> = {
-  name: 'menu_items',
-  columns: {
-    title: ['title', 'plain'],
-    partner_item_id: ['partner_item_id', 'plain'],
-    description: ['description', 'plain'],
-    prices: ['prices', 'json'],
-    group_prices: ['group_prices', 'json'],
-    visibilities: ['visibilities', 'json'],
-    enabled: ['enabled', 'bool'],
-    only_modifier: ['only_modifier', 'bool'],
-  },
-};
-const GROUPS: Table<GroupFields> = {
-  name: 'menu_modifier_groups',
-  columns: { title: ['title', 'plain'], min: ['min_choices', 'plain'], max: ['max_choices', 'plain'] },
-};
-
 type Stored = Record<string, unknown>;
 type Field = [key: string, column: string, codec: Codec];
 
-/** A table's fields and statements, made once per table (not per unit). */
-interface Compiled {
-  fields: Field[];
-  select: string;
-  get: Lockable;
-  getMany: Query;
-  ofBrand: Query;
-  insert: Query;
-  update: Query;
-  delete: Query;
-}
+/** A menu table's fields and statements, made once when this module loads. */
+type Table = ReturnType<typeof table>;
 
-const compiled = new Map<string, Compiled>();
-function compile(table: Table<object>): Compiled {
-  const known = compiled.get(table.name);
-  if (known) return known;
-  const fields = (Object.entries(table.columns) as [string, [string, Codec]][]).map(
+/** The table `name`, from its column and codec per field of the row. */
+function table<Fields>(name: string, columns: { [K in keyof Fields]: [column: string, codec: Codec] }) {
+  const fields = (Object.entries(columns) as [string, [string, Codec]][]).map(
     ([k, [col, codec]]): Field => [k, col, codec],
   );
   const cols = fields.map((f) => f[1]);
   const select = `id, business_id, brand_id, ${cols.join(', ')}`;
-  const from = `SELECT ${select} FROM ${table.name}`;
-  const c: Compiled = {
+  const from = `SELECT ${select} FROM ${name}`;
+  return {
     fields,
     select,
     get: new Lockable(`${from} WHERE id = ? AND business_id = ?`),
     getMany: q((d) => `${from} WHERE id ${d.inList('bigint')} AND business_id = ?`),
     ofBrand: q(`${from} WHERE brand_id = ? AND business_id = ? ORDER BY id`),
-    insert: q(`INSERT INTO ${table.name} (business_id, brand_id, ${cols.join(', ')}, created_at, updated_at)
+    insert: q(`INSERT INTO ${name} (business_id, brand_id, ${cols.join(', ')}, created_at, updated_at)
                VALUES (?, ?, ${cols.map(() => '?').join(', ')}, ?, ?) RETURNING ${select}`),
-    update: q(`UPDATE ${table.name} SET ${cols.map((c) => `${c} = ?`).join(', ')}, updated_at = ?
+    update: q(`UPDATE ${name} SET ${cols.map((c) => `${c} = ?`).join(', ')}, updated_at = ?
                WHERE id = ? AND business_id = ?`),
-    delete: q(`DELETE FROM ${table.name} WHERE id = ? AND business_id = ?`),
+    delete: q(`DELETE FROM ${name} WHERE id = ? AND business_id = ?`),
   };
-  compiled.set(table.name, c);
-  return c;
 }
+
+const SECTIONS = table<SectionFields>('menu_sections', {
+  title: ['title', 'plain'],
+  description: ['description', 'plain'],
+  available_times: ['available_times', 'json?'],
+  is_enabled: ['is_enabled', 'bool'],
+  visibilities: ['visibilities', 'json'],
+  blackout_dates: ['blackout_dates', 'json'],
+});
+const CATEGORIES = table<CategoryFields>('menu_categories', {
+  title: ['title', 'plain'],
+  description: ['description', 'plain'],
+  is_enabled: ['is_enabled', 'bool'],
+});
+const ITEMS = table<ItemFields>('menu_items', {
+  title: ['title', 'plain'],
+  partner_item_id: ['partner_item_id', 'plain'],
+  description: ['description', 'plain'],
+  prices: ['prices', 'json'],
+  group_prices: ['group_prices', 'json'],
+  visibilities: ['visibilities', 'json'],
+  enabled: ['enabled', 'bool'],
+  only_modifier: ['only_modifier', 'bool'],
+});
+const GROUPS = table<GroupFields>('menu_modifier_groups', {
+  title: ['title', 'plain'],
+  min: ['min_choices', 'plain'],
+  max: ['max_choices', 'plain'],
+});
 
 /** One menu table, table-driven, confined to the tenant's business. */
 export class SqlMenuEntities<Row extends Owned, Fields> {
-  protected readonly c: Compiled;
-
   constructor(
     protected readonly db: Sql,
     protected readonly businessId: number,
-    table: Table<Fields>,
-  ) {
-    this.c = compile(table as Table<object>);
-  }
+    protected readonly c: Table,
+  ) {}
 
   protected row(r: Stored): Row {
     const out: Record<string, unknown> = { id: r.id, business_id: r.business_id, brand_id: r.brand_id };
@@ -173,7 +142,7 @@ const I = {
   withSku: q(
     'SELECT id FROM menu_items WHERE brand_id = ? AND partner_item_id = ? AND id <> ? AND business_id = ?',
   ),
-  atBranch: q(`SELECT ${compile(ITEMS as Table<object>).select.replace(/(^|, )/g, '$1i.')} FROM menu_items i
+  atBranch: q(`SELECT ${ITEMS.select.replace(/(^|, )/g, '$1i.')} FROM menu_items i
                JOIN branch_brands bb ON bb.brand_id = i.brand_id AND bb.branch_id = ?
                WHERE i.partner_item_id = ? AND i.business_id = ? ORDER BY i.id`),
 };

@@ -1,5 +1,3 @@
-// Store layers, snapshots, publish versions and the publish log. A shared store locks the brand
-// first (PgTx.lockBrandLayers), so that its syncs and publishes take turns.
 import type { MenuDef } from '../../../domain/menus.js';
 import type {
   NewSnapshot,
@@ -55,6 +53,8 @@ const L = {
   ),
 };
 
+type StoredSnapshot = Omit<Snapshot, 'source'> & { source: unknown };
+
 export class SqlMenuLayers {
   constructor(
     private readonly db: Sql,
@@ -98,11 +98,7 @@ export class SqlMenuLayers {
   }
 
   async snapshot(brandId: number, branchId: number): Promise<Snapshot | undefined> {
-    const r = await this.db.get<{ source: unknown; version: number; published_at: string }>(L.snapshot, [
-      brandId,
-      branchId,
-      this.businessId,
-    ]);
+    const r = await this.db.get<StoredSnapshot>(L.snapshot, [brandId, branchId, this.businessId]);
     return r && { version: r.version, published_at: r.published_at, source: json<MenuDef>(r.source) };
   }
 

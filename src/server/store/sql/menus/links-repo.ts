@@ -1,4 +1,4 @@
-// The links of the menu definition, one table-driven repository for all four kinds; seq keeps their order.
+// One table-driven repository for the four kinds of link (LinkKind).
 import type { LinkKind } from '../../menus/links-repo.js';
 import { type Query, q, type Sql } from '../query.js';
 import { LINKS } from '../schema.js';
@@ -33,6 +33,8 @@ const queries = Object.fromEntries(
   ]),
 ) as Record<LinkKind, Record<Statement, Query>>;
 
+type LinkRow = { p: number; c: number };
+
 export class SqlMenuLinks {
   constructor(
     private readonly db: Sql,
@@ -66,10 +68,7 @@ export class SqlMenuLinks {
 
   /** Every link whose parent is of the brand, in link order: [parent, child]. */
   async ofBrand(kind: LinkKind, brandId: number): Promise<[number, number][]> {
-    const rows = await this.db.all<{ p: number; c: number }>(queries[kind].ofBrand, [
-      brandId,
-      this.businessId,
-    ]);
+    const rows = await this.db.all<LinkRow>(queries[kind].ofBrand, [brandId, this.businessId]);
     return rows.map((r) => [r.p, r.c]);
   }
 }
