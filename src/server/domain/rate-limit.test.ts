@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Bucket, take } from './rate-limit.js';
+import { type Bucket, decisionOf, take } from './rate-limit.js';
 
 function drain(limit: number, n: number, now: number, bucket?: Bucket) {
   let b = bucket;
@@ -40,5 +40,30 @@ describe('token bucket', () => {
   it('never exceeds capacity after a long idle', () => {
     const { bucket } = drain(10, 1, 0);
     expect(take(bucket, 10, 10 * 60_000).decision.remaining).toBe(9);
+  });
+
+  // What a shared store answers from the tokens its statement left (postgres/rate-limits-repo.ts).
+  it('tells a refused request when a whole token is back, at least a second from now', () => {
+    expect(decisionOf(0.5, false, 60)).toEqual({
+      allowed: false,
+      limit: 60,
+      remaining: 0,
+      reset: 60,
+      retryAfter: 1,
+    });
+    expect(decisionOf(0, false, 6)).toEqual({
+      allowed: false,
+      limit: 6,
+      remaining: 0,
+      reset: 60,
+      retryAfter: 10,
+    });
+    expect(decisionOf(5.2, true, 6)).toEqual({
+      allowed: true,
+      limit: 6,
+      remaining: 5,
+      reset: 8,
+      retryAfter: 0,
+    });
   });
 });

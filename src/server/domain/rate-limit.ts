@@ -26,14 +26,20 @@ export function take(
   const start = bucket ? Math.min(limit, bucket.tokens + elapsed * perMs) : limit;
   const allowed = start >= 1;
   const tokens = allowed ? start - 1 : start;
+  return { bucket: { tokens, updatedAt: now }, decision: decisionOf(tokens, allowed, limit) };
+}
+
+/**
+ * The figures of a take, given the tokens it left and whether it was allowed: a shared store
+ * computes the bucket itself (store/postgres/rate-limits-repo.ts) and answers with these too.
+ */
+export function decisionOf(tokens: number, allowed: boolean, limit: number): RateDecision {
+  const perMs = limit / 60_000;
   return {
-    bucket: { tokens, updatedAt: now },
-    decision: {
-      allowed,
-      limit,
-      remaining: Math.floor(tokens),
-      reset: Math.ceil((limit - tokens) / perMs / 1000),
-      retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / perMs / 1000)),
-    },
+    allowed,
+    limit,
+    remaining: Math.max(0, Math.floor(tokens)),
+    reset: Math.ceil((limit - tokens) / perMs / 1000),
+    retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / perMs / 1000)),
   };
 }

@@ -1,6 +1,5 @@
 import type { Pool } from 'pg';
-import { decisionOf } from '../../domain/rate-decision.js';
-import type { RateDecision } from '../../domain/rate-limit.js';
+import { decisionOf, type RateDecision } from '../../domain/rate-limit.js';
 import type { CredentialRow } from '../credentials-repo.js';
 import type { RateLimits } from '../rate-limits-repo.js';
 import type { Begun } from '../idempotency-repo.js';
