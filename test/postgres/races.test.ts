@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activityCount } from '../helpers/pg-activity.js';
 import { basic, call, startTestServer, type TestServer } from '../helpers/server.js';
 
 // Races between instances that only a shared database has: another instance's unit commits
@@ -50,21 +51,13 @@ describe('a row deleted by another instance between check and write', () => {
  * Waits (bounded: 30 s, a bound on a hang, not on speed) until `n` statements of the server's
  * database wait on a lock. A request can take seconds to reach its statement on a busy machine.
  */
-async function lockWaiters(n: number): Promise<number> {
-  let waiting = 0;
-  for (let i = 0; i < 1500 && waiting < n; i++) {
-    await new Promise((r) => setTimeout(r, 20));
-    // `other` is inside the transaction holding the row, and a backend reads pg_stat_activity from
-    // a snapshot kept until its transaction ends: without a fresh one it would count the waiters
-    // of its first look forever (why this test once saw "the second PATCH held back").
-    await other.query('SELECT pg_stat_clear_snapshot()');
-    const { rows } = await other.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
-    );
-    waiting = rows[0]!.n;
-  }
-  return waiting;
-}
+/** Bounded wait until `n` backends of this database wait on a lock. */
+const lockWaiters = (n: number) =>
+  activityCount(
+    other,
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+    n,
+  );
 
 describe('two instances patching one row at once', () => {
   it('two PATCHes of different fields of one brand both hold (neither merge loses the other)', async () => {

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activityCount } from '../helpers/pg-activity.js';
 import { call, errorCode, startTestServer, type TestServer } from '../helpers/server.js';
 
 // A partner read on PostgreSQL in one round trip: with a credential the instance verified before,
@@ -22,17 +23,14 @@ afterAll(async () => {
 
 const branches = () => call(s, 'GET', '/v1/partner/branches?size=5');
 
-/** Bounded wait until `sql` (on pg_stat_activity) counts at least one backend. */
-async function seen(sql: string, params: unknown[]): Promise<boolean> {
-  for (let i = 0; i < 500; i++) {
-    // A fresh look each time: `other` is inside a transaction, which keeps its first snapshot.
-    await other.query('SELECT pg_stat_clear_snapshot()');
-    const { rows } = await other.query<{ n: number }>(sql, params);
-    if (rows[0]!.n > 0) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return false;
-}
+/** Bounded wait until a backend of this database (not `other`) matches `where`. */
+const seen = async (where: string, params: unknown[] = []) =>
+  (await activityCount(
+    other,
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND ${where}`,
+    1,
+    params,
+  )) > 0;
 
 describe('a partner read goes out with its admit', () => {
   it('the page read runs while the admit waits on its rate take; the answer waits for the admit', async () => {
@@ -48,19 +46,9 @@ describe('a partner read goes out with its admit', () => {
     });
     try {
       // The admit is held on the row lock...
-      expect(
-        await seen(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND datname = current_database() AND query LIKE '%rate_buckets%'",
-          [],
-        ),
-      ).toBe(true);
+      expect(await seen("wait_event_type = 'Lock' AND query LIKE '%rate_buckets%'")).toBe(true);
       // ...and the page read was sent with it, not after it.
-      expect(
-        await seen(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND query LIKE '%FROM branches%' AND query_start > $1",
-          [since],
-        ),
-      ).toBe(true);
+      expect(await seen("query LIKE '%FROM branches%' AND query_start > $1", [since])).toBe(true);
       expect(answered).toBe(false);
     } finally {
       await other.query('COMMIT');
