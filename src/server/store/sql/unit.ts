@@ -29,6 +29,7 @@ export abstract class SqlUnit implements Tx, Sql {
   abstract write<T>(query: Query, args?: readonly unknown[]): Promise<T[]>;
   abstract list(values: readonly (number | string)[]): unknown;
   abstract attempt<T>(fn: () => Promise<T>): Promise<T>;
+  /** Outbox events this unit wrote (Sql.unitEvents). */
   readonly unitEvents = new Map<string, { seq: number; payload: string }>();
   /** Given by a backend whose process owns the data (see BranchPageCache). */
   branchPages?: BranchPageCache;

@@ -14,6 +14,7 @@ export class SqliteStore implements Store {
   private readonly branchPages = new BranchPageCache();
 
   constructor(
+    /** The connection itself, for tests and tools only: the server goes through units. */
     readonly db: Db,
     opts: UnitQueueOptions = {},
   ) {
