@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { RequestLog } from '../services/request-log.js';
 import { decoding } from './decoding.js';
-import { sendData } from './envelope.js';
+import { sendData, sendDataBytes } from './envelope.js';
 import { ApiError } from '../errors.js';
 import { stageApp } from './harness.js';
 import { requestLogHooks } from './request-log.js';
@@ -60,5 +60,31 @@ describe('request log hooks', () => {
     expect(log.size.entries).toBe(before);
     await app.inject({ method: 'GET', url: '/v1/operator/requestsX' });
     expect(log.size.entries).toBe(before + 1);
+  });
+});
+
+describe('an answer written from shared bytes', () => {
+  const small = new RequestLog({ maxBodyChars: 100 });
+  const bytesApp = stageApp([requestLogHooks(small, () => CLOCK)]);
+  const page = (n: number) => Buffer.from(JSON.stringify({ results: 'x'.repeat(n) }));
+  const short = page(10);
+  const long = page(200);
+  bytesApp.get('/v1/partner/short', (_req, reply) => sendDataBytes(reply, 200, short, false));
+  bytesApp.get('/v1/partner/long', (_req, reply) => sendDataBytes(reply, 200, long, false));
+  afterAll(() => bytesApp.close());
+
+  it('is kept by reference and read back whole, cut at maxBodyChars only when read', async () => {
+    const before = small.size.detailChars;
+    const a = await bytesApp.inject({ method: 'GET', url: '/v1/partner/short' });
+    const shortDetail = small.get(a.json().request_id)!;
+    expect(shortDetail.response.body).toBe(a.body);
+    expect(shortDetail.response).toMatchObject({ body_size: a.rawPayload.length, body_truncated: false });
+    // The budget counts all the bytes held.
+    expect(small.size.detailChars - before).toBeGreaterThanOrEqual(a.rawPayload.length);
+
+    const b = await bytesApp.inject({ method: 'GET', url: '/v1/partner/long' });
+    const longDetail = small.get(b.json().request_id)!;
+    expect(longDetail.response.body).toBe(b.body.slice(0, 100));
+    expect(longDetail.response).toMatchObject({ body_size: b.rawPayload.length, body_truncated: true });
   });
 });

@@ -3,8 +3,10 @@ import {
   charsOf,
   cut,
   headerLines,
+  type KeptBody,
   type KeptMessage,
   kept,
+  lengthOf,
   MAX_KEY_CHARS,
   maskedJson,
   maskJsonText,
@@ -49,11 +51,17 @@ function claimedKey(authorization: string | undefined, operator: boolean): strin
 
 const ERROR_CODE = /^\{"request_id":"[^"]*","error":\{"code":"([^"]{1,100})"/;
 
-function textOf(payload: unknown): string | null {
+/** An answer's payload as the log keeps it: a string as it is, buffers by reference. */
+function keptBody(payload: unknown): KeptBody | null {
   if (typeof payload === 'string') return payload;
-  if (Buffer.isBuffer(payload)) return payload.toString('utf8');
-  if (Array.isArray(payload)) return Buffer.concat(payload as Buffer[]).toString('utf8');
+  if (Buffer.isBuffer(payload)) return [payload];
+  if (Array.isArray(payload)) return payload as Buffer[];
   return null;
+}
+
+function textOf(payload: unknown): string | null {
+  const b = keptBody(payload);
+  return b === null || typeof b === 'string' ? b : Buffer.concat(b).toString('utf8');
 }
 
 /**
@@ -106,17 +114,26 @@ export function requestLogHooks(log: RequestLog, now: () => number): (app: Fasti
             Number.isFinite(length) ? length : body === null ? 0 : Buffer.byteLength(body),
             maxBodyChars,
           );
-          const answer = answerText();
-          const c = answer === null ? null : cut(answer, maxBodyChars);
-          const sent = Number(reply.getHeader('content-length'));
-          const response: KeptMessage = {
-            headers: headerLines(reply.getHeaders()),
-            // Operator answers carry issued secrets: masked before they are kept. Partner answers
-            // never do (secrets are issued only by the operator), so theirs is masked when read.
-            body: c === null ? null : operator ? maskJsonText(c.text) : c.text,
-            size: answer === null ? 0 : Number.isFinite(sent) ? sent : Buffer.byteLength(answer),
-            truncated: c?.truncated ?? false,
-          };
+          const headers = headerLines(reply.getHeaders());
+          let response: KeptMessage<KeptBody>;
+          if (operator) {
+            // Operator answers carry issued secrets: masked (and cut) before they are kept.
+            const answer = answerText();
+            const c = answer === null ? null : cut(answer, maxBodyChars);
+            response = {
+              headers,
+              body: c === null ? null : maskJsonText(c.text),
+              size: answer === null ? 0 : Buffer.byteLength(answer),
+              truncated: c?.truncated ?? false,
+            };
+          } else {
+            // Partner answers never carry one (secrets are issued only by the operator): kept as
+            // written, shared bytes by reference, and cut and masked when read.
+            const body = keptBody(payload);
+            const size =
+              body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : lengthOf(body);
+            response = { headers, body, size, truncated: false };
+          }
           return { request, response, chars: charsOf(request) + charsOf(response) };
         },
       );

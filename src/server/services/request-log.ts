@@ -67,18 +67,28 @@ export interface RequestRecord {
   errorCode: string | null;
 }
 
+/**
+ * A body as kept: its text, or the buffers an answer was written from. Those are decoded (and cut
+ * at `maxBodyChars`) only when the entry is read: a page answered from shared bytes is kept by
+ * reference, where a copy of it as text cost a busy server more than anything else of the log.
+ */
+export type KeptBody = string | readonly Buffer[];
+
 /** One side as kept: the headers as `name: value` lines, one string (cheap for the GC to hold). */
-export interface KeptMessage {
+export interface KeptMessage<Body extends KeptBody = string> {
   headers: string;
-  body: string | null;
+  body: Body | null;
   size: number;
   truncated: boolean;
 }
 
+export const lengthOf = (b: readonly Buffer[]) => b.reduce((n, x) => n + x.length, 0);
+const charsIn = (b: KeptBody) => (typeof b === 'string' ? b.length : lengthOf(b));
+
 /** Headers and bodies of one request, and the characters they count against the budget. */
 interface Detail {
   request: KeptMessage;
-  response: KeptMessage;
+  response: KeptMessage<KeptBody>;
   chars: number;
 }
 
@@ -93,7 +103,7 @@ class Stored {
   reqSize = 0;
   reqTruncated = false;
   resHeaders: string | null = null;
-  resBody: string | null = null;
+  resBody: KeptBody | null = null;
   resSize = 0;
   resTruncated = false;
   detailChars = 0;
@@ -231,7 +241,9 @@ export function kept(
   return { headers: lines, body: c.text, size, truncated: c.truncated };
 }
 
-export const charsOf = (m: KeptMessage) => m.headers.length + (m.body?.length ?? 0);
+/** What a side counts against the budget: its headers and all it holds of its body. */
+export const charsOf = (m: KeptMessage<KeptBody>) =>
+  m.headers.length + (m.body === null ? 0 : charsIn(m.body));
 
 // ─── Filters ────────────────────────────────────────────────────────────────────────────────
 
@@ -410,14 +422,21 @@ export class RequestLog {
     for (let seq = this.nextSeq - 1; seq >= this.firstSeq; seq--) {
       const e = this.at(seq)!;
       if (e.requestId !== requestId) continue;
+      const answer =
+        e.resBody === null
+          ? null
+          : cut(
+              typeof e.resBody === 'string' ? e.resBody : Buffer.concat(e.resBody).toString('utf8'),
+              this.limits.maxBodyChars,
+            );
       return {
         ...summary(e),
         request: message(e.reqHeaders, e.reqBody, e.reqSize, e.reqTruncated),
         response: message(
           e.resHeaders,
-          e.resBody === null ? null : maskJsonText(e.resBody),
+          answer === null ? null : maskJsonText(answer.text),
           e.resSize,
-          e.resTruncated,
+          e.resTruncated || (answer?.truncated ?? false),
         ),
         detail_dropped: !e.hasDetail,
       };
