@@ -4,7 +4,7 @@ import { decoding } from './decoding.js';
 import { sendData, sendDataBytes } from './envelope.js';
 import { ApiError } from '../errors.js';
 import { stageApp } from './harness.js';
-import { requestLogHooks } from './request-log.js';
+import { keptBody, requestLogHooks } from './request-log.js';
 
 // The request log's hooks in-process: which requests they hand to the log, and with what.
 
@@ -86,5 +86,19 @@ describe('an answer written from shared bytes', () => {
     const longDetail = small.get(b.json().request_id)!;
     expect(longDetail.response.body).toBe(b.body.slice(0, 100));
     expect(longDetail.response).toMatchObject({ body_size: b.rawPayload.length, body_truncated: true });
+  });
+});
+
+describe('keptBody', () => {
+  it('keeps a buffer of its own by reference, and copies a small one out of the pool it shares', () => {
+    const own = Buffer.from('x'.repeat(10_000));
+    const pooled = Buffer.from('{"request_id":"req_1","data":');
+    expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.byteLength);
+    const [a, b] = keptBody([pooled, own]) as Uint8Array[];
+    expect(a!.buffer.byteLength).toBe(pooled.byteLength);
+    expect(Buffer.from(a!).toString()).toBe(pooled.toString());
+    expect(b).toBe(own);
+    expect(keptBody('text')).toBe('text');
+    expect(keptBody(undefined)).toBeNull();
   });
 });

@@ -51,17 +51,28 @@ function claimedKey(authorization: string | undefined, operator: boolean): strin
 
 const ERROR_CODE = /^\{"request_id":"[^"]*","error":\{"code":"([^"]{1,100})"/;
 
-/** An answer's payload as the log keeps it: a string as it is, buffers by reference. */
-function keptBody(payload: unknown): KeptBody | null {
+/** An answer's payload: its text, or the buffers it was written in. */
+function piecesOf(payload: unknown): string | readonly Buffer[] | null {
   if (typeof payload === 'string') return payload;
   if (Buffer.isBuffer(payload)) return [payload];
   if (Array.isArray(payload)) return payload as Buffer[];
   return null;
 }
 
+/**
+ * An answer's payload as the log keeps it: a string as it is, buffers by reference. A buffer that
+ * is a view into a larger allocation (a small one, from Node's pool) is copied, so a kept entry
+ * never holds memory its budget does not count.
+ */
+export function keptBody(payload: unknown): KeptBody | null {
+  const p = piecesOf(payload);
+  if (p === null || typeof p === 'string') return p;
+  return p.map((b) => (b.byteLength === b.buffer.byteLength ? b : new Uint8Array(b)));
+}
+
 function textOf(payload: unknown): string | null {
-  const b = keptBody(payload);
-  return b === null || typeof b === 'string' ? b : Buffer.concat(b).toString('utf8');
+  const p = piecesOf(payload);
+  return p === null || typeof p === 'string' ? p : Buffer.concat(p).toString('utf8');
 }
 
 /**

@@ -72,7 +72,7 @@ export interface RequestRecord {
  * at `maxBodyChars`) only when the entry is read: a page answered from shared bytes is kept by
  * reference, where a copy of it as text cost a busy server more than anything else of the log.
  */
-export type KeptBody = string | readonly Buffer[];
+export type KeptBody = string | readonly Uint8Array[];
 
 /** One side as kept: the headers as `name: value` lines, one string (cheap for the GC to hold). */
 export interface KeptMessage<Body extends KeptBody = string> {
@@ -82,7 +82,7 @@ export interface KeptMessage<Body extends KeptBody = string> {
   truncated: boolean;
 }
 
-export const lengthOf = (b: readonly Buffer[]) => b.reduce((n, x) => n + x.length, 0);
+export const lengthOf = (b: readonly Uint8Array[]) => b.reduce((n, x) => n + x.length, 0);
 const charsIn = (b: KeptBody) => (typeof b === 'string' ? b.length : lengthOf(b));
 
 /** Headers and bodies of one request, and the characters they count against the budget. */
