@@ -152,8 +152,8 @@ const cli = await rolldown({
   transform: { target: 'node20', define: { __PARTNER_VERSION__: JSON.stringify(pkg.version) } },
   // Native addons stay as real dependencies, loaded only when used (better-sqlite3 is optional:
   // docs/library.md); jq (1.3 MB of WebAssembly in one file) and handlebars load from node_modules
-  // only for --jq/--template. Fastify is bundled into the lazy server chunk like pg, so that
-  // installing the package installs neither (nor cookie@2, whose engines say node >=22).
+  // only for --jq/--template. The server's router (find-my-way) is bundled into the lazy server
+  // chunk like pg, so that installing the package installs neither.
   external: [/^node:/, /^(better-sqlite3|@napi-rs\/keyring|jq-wasm|handlebars)(\/|$)/],
   plugins: [manifestPlugin, lazyChildProcessPlugin, lazyStringWidthPlugin, lazyWrapAnsiPlugin],
   logLevel: 'warn',

@@ -9,7 +9,7 @@ import { build } from 'esbuild';
 const root = new URL('../../', import.meta.url);
 let bundled;
 
-/** Bundles src/server/index.ts once per bench process (better-sqlite3 and fastify stay external). */
+/** Bundles src/server/index.ts once per bench process (better-sqlite3 stays external). */
 export async function serverBundle() {
   if (bundled) return bundled;
   const dir = mkdtempSync(join(root.pathname, 'node_modules', '.bench-'));
@@ -20,7 +20,7 @@ export async function serverBundle() {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    external: ['better-sqlite3', 'fastify'],
+    external: ['better-sqlite3'],
     // Bundled CommonJS dependencies (undici) call require(): give the ESM bundle one.
     banner: {
       js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",

@@ -1,9 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { HANDLERS } from './handlers/index.js';
 import type { AuthThrottleLimits } from './domain/auth-throttle.js';
-import { type AppServices, buildApp, type HttpTimeouts } from './http/app.js';
+import { type App, type AppServices, buildApp, type HttpTimeouts } from './http/app.js';
 import { CredentialAuth } from './http/auth.js';
 import { RequestLog, type RequestLogLimits } from './services/request-log.js';
 import { Dispatcher } from './delivery/dispatcher.js';
@@ -70,7 +69,7 @@ export interface RunningServer {
    * PostgreSQL there is none: reading it throws.
    */
   services: AppServices & { db: Db };
-  app: FastifyInstance;
+  app: App;
   hasCredential(key: string): Promise<boolean>;
   /** Graceful: stops accepting, lets in-flight requests finish, closes the database. */
   close(): Promise<void>;
@@ -181,9 +180,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
   });
   const host = opts.host ?? '127.0.0.1';
-  await app.listen({ host, port: opts.port ?? 8787 });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : (opts.port ?? 8787);
+  const { port } = await app.listen({ host, port: opts.port ?? 8787 });
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   writePrivate(
     localFile,

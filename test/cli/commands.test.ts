@@ -3,7 +3,7 @@ import { startWithProfile } from '../helpers/profile.js';
 import { call, type TestServer } from '../helpers/server.js';
 import { fakePrompter, runCli, tempDir } from './run-cli.js';
 
-// Every command runs in-process with an injected Io against the real server (Fastify + SQLite)
+// Every command runs in-process with an injected Io against the real server (SQLite file)
 // on 127.0.0.1, with TTY on and off and a scripted prompter.
 
 let s: TestServer;

@@ -17,7 +17,7 @@ import { call, type TestServer } from '../helpers/server.js';
 import { freshBrand } from '../server/menus-helpers.js';
 import { fakePrompter, runCli, tempDir } from './run-cli.js';
 
-// `partner menu push` / `menu diff` against the real server (Fastify + SQLite), in-process with
+// `partner menu push` / `menu diff` against the real server (SQLite file), in-process with
 // an injected Io, through a fault-injecting proxy (lost answers, a dead network) and as the
 // built binary killed with SIGKILL mid-push.
 

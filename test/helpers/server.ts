@@ -53,7 +53,7 @@ export interface TestServer {
 const databaseOfDir = new Map<string, string>();
 
 /**
- * Starts the real server (Fastify + SQLite file) on 127.0.0.1 and a free port in a fresh temp
+ * Starts the real server (node:http + SQLite file) on 127.0.0.1 and a free port in a fresh temp
  * dir; under `PARTNER_TEST_BACKEND=postgres` (the `postgres` vitest project) on a fresh
  * PostgreSQL database instead, copied from the migrated template. `now` injects a clock for tests
  * that move time. `database` reuses a database (a restart); it is then not dropped on close.

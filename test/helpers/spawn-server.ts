@@ -10,7 +10,7 @@ let bundle: string | undefined;
 /** The server bundled to plain JS once per test file, so it can run in a real child process. */
 async function serverBundle(): Promise<string> {
   if (bundle) return bundle;
-  // Inside node_modules so the bundle's bare imports (fastify, better-sqlite3) resolve: ESM ignores NODE_PATH.
+  // Inside node_modules so the bundle's bare imports (better-sqlite3, pg) resolve: ESM ignores NODE_PATH.
   const cache = new URL('../../node_modules/.cache/', import.meta.url).pathname;
   mkdirSync(cache, { recursive: true });
   const dir = mkdtempSync(join(cache, 'partner-srv-'));
@@ -22,7 +22,7 @@ async function serverBundle(): Promise<string> {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    external: ['better-sqlite3', 'fastify', 'pg'],
+    external: ['better-sqlite3', 'pg'],
     // Bundled CommonJS dependencies (undici) call require(): give the ESM bundle one.
     banner: {
       js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",

@@ -313,7 +313,7 @@ export {};
 describe('installed without the optional (server) dependencies', () => {
   // What `npm install partner --omit=optional` gives a library user: the package and its
   // `dependencies` only. The tarball is unpacked into a project of its own and just those are
-  // linked from this checkout (no registry needed); fastify, pg and better-sqlite3 are not there.
+  // linked from this checkout (no registry needed); find-my-way, pg and better-sqlite3 are not there.
   let lean: string;
   let pkg: {
     engines: { node: string };
@@ -332,9 +332,9 @@ describe('installed without the optional (server) dependencies', () => {
     writeFileSync(join(lean, 'package.json'), '{"name":"lean","private":true,"type":"module"}\n');
   }, 60_000);
 
-  it("needs none of the server's packages: better-sqlite3 is optional, fastify and pg are bundled", () => {
+  it("needs none of the server's packages: better-sqlite3 is optional, find-my-way and pg are bundled", () => {
     expect(Object.keys(pkg.optionalDependencies ?? {})).toEqual(['better-sqlite3']);
-    for (const server of ['better-sqlite3', 'fastify', 'pg'])
+    for (const server of ['better-sqlite3', 'find-my-way', 'pg'])
       expect(Object.keys(pkg.dependencies), server).not.toContain(server);
   });
 
@@ -351,13 +351,13 @@ const d = signDelivery('whsec_x', { type: 'service.order.cart.updated', id: 'evt
 let refused = '';
 try { verifyEvent(d.body, d.headers, 'whsec_x'); } catch (err) { refused = err.code; }
 console.log(entry.brands.length > 0, refused, validateMenu({ sections: [] }).menu.sections.length);
-for (const name of ['fastify', 'better-sqlite3', 'pg']) {
+for (const name of ['find-my-way', 'better-sqlite3', 'pg']) {
   try { await import(name); console.log(name, 'present'); } catch { console.log(name, 'absent'); }
 }
 `,
     );
     const r = await run(process.execPath, ['use.mjs'], { cwd: lean, env: env(), timeout: 20_000 });
-    expect(r.stdout).toBe('true invalid_body 0\nfastify absent\nbetter-sqlite3 absent\npg absent\n');
+    expect(r.stdout).toBe('true invalid_body 0\nfind-my-way absent\nbetter-sqlite3 absent\npg absent\n');
   });
 
   it('`partner local start` without better-sqlite3 says what to install, exit 1, no stack trace', async () => {

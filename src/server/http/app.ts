@@ -1,23 +1,23 @@
-import Fastify, { type FastifyInstance } from 'fastify';
 import { OPERATION_LIST } from '../../contract/operations.js';
 import type { HandlerTable } from '../handlers/context.js';
 import { authenticate } from './authenticate.js';
 import { BODY_LIMIT, BodyBudget } from './body-reader.js';
 import { decoding } from './decoding.js';
-import { errorAnswers, frameworkErrorAnswer, sendData } from './envelope.js';
+import { errorAnswers, sendData } from './envelope.js';
+import { HttpApp } from './http-app.js';
 import { claimIdempotencyKey, releaseClaimOnError } from './idempotency-key.js';
 import { methodNotAllowed } from './method-not-allowed.js';
-import { DEFAULT_TIMEOUTS, type HttpTimeouts, malformedRequestAnswer, nodeServer } from './node-server.js';
+import { DEFAULT_TIMEOUTS, type HttpTimeouts, nodeServer } from './node-server.js';
 import { rateLimit } from './rate-limit.js';
+import { readAhead } from './read-ahead.js';
 import { genReqId, requestIdHeader } from './request-id.js';
 import { requestLogHooks } from './request-log.js';
 import { requireScope } from './scope.js';
 import { type AppServices, type AppStage, inOrder } from './stage.js';
-import { readAhead } from './read-ahead.js';
 import { type OperationHandler, partnerRead, unitOfWork } from './unit-of-work.js';
 
 // The request pipeline: the stages, in the order a request meets them. Each is a module of its
-// own beside its test.
+// own beside its test; what they stand on (node:http, find-my-way) is http-app.ts.
 
 export type { AppServices, HttpTimeouts };
 
@@ -31,30 +31,27 @@ interface AppOptions {
   timeouts?: Partial<HttpTimeouts>;
 }
 
-export function buildApp(
-  services: AppServices,
-  handlers: HandlerTable,
-  opts: AppOptions = {},
-): FastifyInstance {
+export interface App {
+  /** Listens; requests are answered from here on. */
+  listen(o: { host: string; port: number }): Promise<import('node:net').AddressInfo>;
+  /**
+   * Stops: new connections are refused; a request still reaching the server on a connection it
+   * had is answered in full, in the envelope, with `Connection: close`; resolves when every
+   * connection has ended.
+   */
+  close(): Promise<void>;
+  /** Node's request listener (tests drive it in-process). */
+  handle: HttpApp['handle'];
+}
+
+export function buildApp(services: AppServices, handlers: HandlerTable, opts: AppOptions = {}): App {
   const logErrors =
     opts.logErrors ??
     ((err: unknown) => process.stderr.write(`partner server: ${String((err as Error)?.stack ?? err)}\n`));
   const timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
-  const app = Fastify({
-    logger: false,
-    serverFactory: (handler) => nodeServer(timeouts, handler),
-    clientErrorHandler: malformedRequestAnswer(timeouts),
-    frameworkErrors: frameworkErrorAnswer(logErrors),
-    bodyLimit: BODY_LIMIT,
-    genReqId,
-    // Stopping (SIGTERM): a request that still reaches the server on a connection it had (new
-    // ones are refused) is answered in full, in the envelope, with `Connection: close`; the
-    // store closes only after it. Fastify's own 503 would be outside the envelope, with no id.
-    return503OnClosing: false,
-    // Parameters of any length reach their route, so a long one answers like any invalid one
-    // (after auth, 400); the request line is bounded by Node's header size limit anyway.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
-  });
+  // Parameters of any length reach their route, so a long one answers like any invalid one
+  // (after auth, 400); the request line is bounded by Node's header size limit anyway.
+  const app = new HttpApp({ genReqId, logErrors, maxParamLength: MAX_PARAM_LENGTH });
 
   const everyRequest: AppStage[] = [
     requestIdHeader,
@@ -65,9 +62,12 @@ export function buildApp(
   ];
   for (const stage of everyRequest) stage(app);
 
-  app.get('/healthz', (_req, reply) =>
-    sendData(reply, 200, JSON.stringify({ status: 'ok', version: services.version })),
-  );
+  app.route({
+    method: 'GET',
+    url: '/healthz',
+    handler: (_req, reply) =>
+      sendData(reply, 200, JSON.stringify({ status: 'ok', version: services.version })),
+  });
   for (const op of OPERATION_LIST) {
     const handler = (handlers as unknown as Record<string, OperationHandler>)[op.id];
     if (!handler) throw new Error(`operation ${op.id} has no handler`);
@@ -89,5 +89,14 @@ export function buildApp(
       handler: unitOfWork(op, handler, services),
     });
   }
-  return app;
+
+  const server = nodeServer(timeouts, app.handle);
+  return {
+    handle: app.handle,
+    async listen(o) {
+      await app.listen(server, o);
+      return server.address() as import('node:net').AddressInfo;
+    },
+    close: () => app.close(),
+  };
 }

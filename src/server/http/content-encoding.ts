@@ -17,10 +17,7 @@ export function hasBody(headers: Record<string, string | string[] | undefined>):
   return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
 }
 
-/**
- * The stream Fastify should read the body from. `receivedEncodedLength` tells Fastify how many
- * bytes came off the wire, which it checks against Content-Length.
- */
+/** The stream to read the body from: the request itself, or its decoder's output. */
 export function decodedBody(encoding: string | undefined, payload: Readable, limit: number): Readable {
   const enc = encoding?.trim().toLowerCase() ?? '';
   if (enc === '' || enc === 'identity') return payload;
@@ -44,10 +41,6 @@ export function decodedBody(encoding: string | undefined, payload: Readable, lim
       }
       cb(null, chunk);
     },
-  }) as Transform & { receivedEncodedLength: number };
-  out.receivedEncodedLength = 0;
-  payload.on('data', (c: Buffer) => {
-    out.receivedEncodedLength += c.length;
   });
   decoder.on('error', (err) =>
     out.destroy(

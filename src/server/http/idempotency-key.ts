@@ -1,10 +1,9 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationSpec } from '../../contract/operation.js';
 import { validKey } from '../domain/idempotency.js';
 import { ApiError } from '../errors.js';
 import type { Begun } from '../store/idempotency-repo.js';
 import type { Store } from '../store/store.js';
-import type { RequestStage } from './stage.js';
+import type { Reply, Request, RequestStage } from './http-app.js';
 
 // Stage: the Idempotency-Key of a partner write. The key is required and checked, then claimed:
 // a stored answer is found (replayed or conflicting later, with no claim), a request still in
@@ -41,7 +40,7 @@ export function claimIdempotencyKey(
 }
 
 /** The request's Idempotency-Key header as sent (the first, if repeated). */
-export function idempotencyKeyOf(req: FastifyRequest): string | undefined {
+export function idempotencyKeyOf(req: Request): string | undefined {
   const header = req.headers['idempotency-key'];
   return Array.isArray(header) ? header[0] : header;
 }
@@ -54,8 +53,8 @@ export function idempotencyKeyOf(req: FastifyRequest): string | undefined {
  * without a claim: nothing runs again.
  */
 export function adoptBegun(
-  req: FastifyRequest,
-  reply: FastifyReply,
+  req: Request,
+  reply: Reply,
   store: Store,
   key: string,
   begun: Begun,
@@ -67,7 +66,7 @@ export function adoptBegun(
   if (begun.kind !== 'claimed') return;
   const credentialKey = req.credential!.key;
   let released: Promise<void> | undefined;
-  const claim: NonNullable<FastifyRequest['idemClaim']> = {
+  const claim: NonNullable<Request['idemClaim']> = {
     recheck: begun.recheck,
     release: () => {
       released ??= store.claims.release(credentialKey, key);
@@ -96,18 +95,14 @@ function settleBegun(begun: Begun): void {
  * its request and resends at once is not told in_flight. A 2xx was stored with its change, and
  * the next request finds it before the claim: its release need not wait.
  */
-export async function releaseClaimOnError(
-  req: FastifyRequest,
-  reply: FastifyReply,
-  payload: unknown,
-): Promise<unknown> {
+export function releaseClaimOnError(req: Request, reply: Reply): Promise<void> | undefined {
   const claim = req.idemClaim;
-  if (claim && reply.statusCode >= 400) await (claim.unit ?? Promise.resolve()).then(claim.release);
-  return payload;
+  if (claim && reply.statusCode >= 400) return (claim.unit ?? Promise.resolve()).then(claim.release);
+  return undefined;
 }
 
 /** Keeps the request's Idempotency-Key claim until `unit` has settled, then gives it back. */
-export async function holdingClaim<T>(req: FastifyRequest, unit: Promise<T>): Promise<T> {
+export async function holdingClaim<T>(req: Request, unit: Promise<T>): Promise<T> {
   const claim = req.idemClaim;
   if (claim) claim.unit = unit.catch(() => undefined);
   try {

@@ -1,10 +1,12 @@
-import type { FastifyInstance } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import secureJson from 'secure-json-parse';
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../domain/idempotency.js';
 import { ApiError } from '../errors.js';
 import { type BodyBudget, readBodyText } from './body-reader.js';
 
-// JSON bodies are decoded strictly: Fastify's default parser decodes with replacement, so a 0xFF
-// byte would be stored as U+FFFD and the client never told.
+// JSON bodies are decoded strictly: a decoder with replacement would store a 0xFF byte as U+FFFD
+// and never tell the client.
 
 type NotText = { path: (string | number)[]; why: string };
 
@@ -66,38 +68,46 @@ const tooDeep = () =>
     { path: ['body'], message: `nested deeper than ${MAX_BODY_DEPTH} levels` },
   ]);
 
+const malformed = (why: string) =>
+  new ApiError('request_invalid', `malformed JSON body: ${why}`, [
+    { path: ['body'], message: `malformed JSON: ${why}` },
+  ]);
+
+/** Refused as JSON.parse would let them through: keys that would reach an object's prototype. */
+const SAFE = { protoAction: 'error', constructorAction: 'error' } as const;
+
 /**
- * Replaces the application/json parser with one that reads the body as text as it arrives
- * (body-reader.ts: no whole-body buffer, bounded bytes at once) and refuses invalid UTF-8, lone
- * surrogates and U+0000.
+ * A JSON body, read as text as it arrives (body-reader.ts: no whole-body buffer, bounded bytes at
+ * once) and refused when it is not strict: invalid UTF-8, lone surrogates, U+0000, nesting past
+ * MAX_BODY_DEPTH, `__proto__` or `constructor.prototype` keys.
  */
-export function registerStrictJson(app: FastifyInstance, o: { limit: number; budget?: BodyBudget }): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', (req, payload, done) => {
-    const enc = req.headers['content-encoding']?.trim().toLowerCase();
-    const length = Number(req.headers['content-length']);
-    const declared = (!enc || enc === 'identity') && Number.isFinite(length) ? length : undefined;
-    readBodyText(payload, { limit: o.limit, declared, budget: o.budget }).then(
-      (text) => {
-        // Before parsing: a deep body would cost its whole tree in memory first.
-        if (textNestsDeeperThan(text, MAX_BODY_DEPTH)) return done(tooDeep(), undefined);
-        parseJson(req, text, (err, value) => {
-          if (err) return done(err, undefined);
-          // Depth first: it bounds the walk below (which copies paths) to MAX_BODY_DEPTH per string.
-          if (nestsDeeperThan(value, MAX_BODY_DEPTH)) return done(tooDeep(), undefined);
-          const bad = illFormedString(value);
-          if (bad) {
-            const path = ['body', ...bad.path];
-            return done(
-              new ApiError('request_invalid', `${path.join('.')}: ${bad.why}`, [{ path, message: bad.why }]),
-              undefined,
-            );
-          }
-          done(null, value);
-        });
-      },
-      (err: Error) => done(err, undefined),
-    );
-  });
+export async function readJsonBody(
+  headers: IncomingHttpHeaders,
+  stream: Readable,
+  o: { limit: number; budget?: BodyBudget | undefined },
+): Promise<unknown> {
+  const enc = headers['content-encoding']?.trim().toLowerCase();
+  const length = Number(headers['content-length']);
+  const declared = (!enc || enc === 'identity') && Number.isFinite(length) ? length : undefined;
+  const text = await readBodyText(stream, { limit: o.limit, declared, budget: o.budget });
+  if (text.length === 0)
+    throw new ApiError('request_invalid', 'Content-Type is application/json but the body is empty', [
+      { path: ['body'], message: 'empty' },
+    ]);
+  // Before parsing: a deep body would cost its whole tree in memory first.
+  if (textNestsDeeperThan(text, MAX_BODY_DEPTH)) throw tooDeep();
+  let value: unknown;
+  try {
+    value = secureJson.parse(text, undefined, SAFE);
+  } catch (err) {
+    throw malformed((err as Error).message);
+  }
+  // Depth first: it bounds the walk below (which copies paths) to MAX_BODY_DEPTH per string.
+  if (nestsDeeperThan(value, MAX_BODY_DEPTH)) throw tooDeep();
+  const bad = illFormedString(value);
+  if (bad) {
+    const path = ['body', ...bad.path];
+    throw new ApiError('request_invalid', `${path.join('.')}: ${bad.why}`, [{ path, message: bad.why }]);
+  }
+  return value;
 }

@@ -9,13 +9,13 @@ import type { AppStage } from './stage.js';
 
 export function methodNotAllowed(ops: readonly OperationSpec[]): AppStage {
   const allowed = new AllowedMethods(ops);
-  return (app) =>
-    app.addHook('onRequest', (req, reply, done) => {
+  return (app) => {
+    app.onRequest.push((req, reply) => {
       const methods = allowed.of(req.url);
       if (methods && !methods.includes(req.method)) {
         const path = req.url.split('?')[0]!;
         reply.header('allow', methods.join(', '));
-        void sendError(
+        sendError(
           reply,
           405,
           errorJson(
@@ -25,8 +25,7 @@ export function methodNotAllowed(ops: readonly OperationSpec[]): AppStage {
             ),
           ),
         );
-        return;
       }
-      done();
     });
+  };
 }

@@ -36,7 +36,9 @@ export function nodeServer(t: HttpTimeouts, handler: RequestListener): Server {
       connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(t.headersMs / 4))),
     },
     handler,
-  ).on('connection', flushAtEndOfTurn);
+  )
+    .on('connection', flushAtEndOfTurn)
+    .on('clientError', malformedRequestAnswer(t));
   // A client that sends its requests and then half-closes still gets every answer, and then the
   // close (Node's default aborts the requests not yet answered; with answers held to the end of
   // the turn, that would be all of them past the first).

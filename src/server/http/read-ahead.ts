@@ -1,5 +1,4 @@
-import type { FastifyRequest } from 'fastify';
-import type { RequestStage } from './stage.js';
+import type { Request, RequestStage } from './http-app.js';
 
 // Stage: a partner read goes ahead of its admission. On a shared store the admit (the
 // credential's row, the rate take) is a round trip; a read whose credential this instance has
@@ -8,7 +7,7 @@ import type { RequestStage } from './stage.js';
 // rotation or scope change read by the admit fails the request (or runs the read again as the
 // credential now is), a refused take answers 429, and whatever the read found is dropped.
 
-export function readAhead(read: (req: FastifyRequest) => Promise<unknown>): RequestStage {
+export function readAhead(read: (req: Request) => Promise<unknown>): RequestStage {
   return (req) => {
     const ahead = req.ahead;
     if (!ahead) return;

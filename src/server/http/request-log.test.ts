@@ -69,8 +69,8 @@ describe('an answer written from shared bytes', () => {
   const page = (n: number) => Buffer.from(JSON.stringify({ results: 'x'.repeat(n) }));
   const short = page(10);
   const long = page(200);
-  bytesApp.get('/v1/partner/short', (_req, reply) => sendDataBytes(reply, 200, short, false));
-  bytesApp.get('/v1/partner/long', (_req, reply) => sendDataBytes(reply, 200, long, false));
+  bytesApp.get('/v1/partner/short', (_req, reply) => sendDataBytes(reply, 200, short));
+  bytesApp.get('/v1/partner/long', (_req, reply) => sendDataBytes(reply, 200, long));
   afterAll(() => bytesApp.close());
 
   it('is kept by reference and read back whole, cut at maxBodyChars only when read', async () => {

@@ -1,4 +1,3 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   charsOf,
   cut,
@@ -12,21 +11,12 @@ import {
   maskJsonText,
   type RequestLog,
 } from '../services/request-log.js';
+import type { Payload } from './http-app.js';
+import type { AppStage } from './stage.js';
 
-// Stage: the request log's Fastify hooks. Every request under /v1/ (but the log's own routes) is
+// Stage: the request log. Every request under /v1/ (but the log's own routes) is
 // handed to the log (services/request-log.ts) once answered, with its credential's key (never the
 // secret half) and, when the log has budget for it, its headers and bodies.
-
-const ANSWER = Symbol('partner.answer');
-type WithAnswer = FastifyRequest & { [ANSWER]?: unknown };
-
-/**
- * An answer written straight to the socket (past the onSend hooks), in pieces: kept for the log
- * as if it had been sent whole.
- */
-export function keepAnswer(req: FastifyRequest, pieces: readonly Buffer[]): void {
-  if (logged(req.url)) (req as WithAnswer)[ANSWER] = pieces;
-}
 
 const OWN = '/v1/operator/requests';
 
@@ -51,50 +41,33 @@ function claimedKey(authorization: string | undefined, operator: boolean): strin
 
 const ERROR_CODE = /^\{"request_id":"[^"]*","error":\{"code":"([^"]{1,100})"/;
 
-/** An answer's payload: its text, or the buffers it was written in. */
-function piecesOf(payload: unknown): string | readonly Buffer[] | null {
-  if (typeof payload === 'string') return payload;
-  if (Buffer.isBuffer(payload)) return [payload];
-  if (Array.isArray(payload)) return payload as Buffer[];
-  return null;
-}
-
 /**
  * An answer's payload as the log keeps it: a string as it is, buffers by reference. A buffer that
  * is a view into a larger allocation (a small one, from Node's pool) is copied, so a kept entry
  * never holds memory its budget does not count.
  */
-export function keptBody(payload: unknown): KeptBody | null {
-  const p = piecesOf(payload);
-  if (p === null || typeof p === 'string') return p;
-  return p.map((b) => (b.byteLength === b.buffer.byteLength ? b : new Uint8Array(b)));
+export function keptBody(payload: Payload | undefined): KeptBody | null {
+  if (payload === undefined) return null;
+  if (typeof payload === 'string') return payload;
+  return payload.map((b) => (b.byteLength === b.buffer.byteLength ? b : new Uint8Array(b)));
 }
 
-function textOf(payload: unknown): string | null {
-  const p = piecesOf(payload);
-  return p === null || typeof p === 'string' ? p : Buffer.concat(p).toString('utf8');
+function textOf(payload: Payload | undefined): string | null {
+  if (payload === undefined) return null;
+  return typeof payload === 'string' ? payload : Buffer.concat(payload).toString('utf8');
 }
 
 /**
- * Records every request under /v1/ once answered: the answer's text is kept aside when it is
- * sent (onSend) and the entry written when the response is done (onResponse, which knows the
- * duration). Long polls end when the server starts closing, so shutdown never waits on them.
+ * Records every request under /v1/ once its answer is written, with the payload written.
+ * Long polls end when the server starts closing, so shutdown never waits on them.
  */
-export function requestLogHooks(log: RequestLog, now: () => number): (app: FastifyInstance) => void {
+export function requestLogHooks(log: RequestLog, now: () => number): AppStage {
   return (app) => {
     const { maxBodyChars } = log.limits;
-    app.addHook('onSend', (req, reply, payload, done) => {
-      // Closing: a long poll just ended must not hold the server open on its keep-alive connection.
-      if (log.closed) reply.header('connection', 'close');
-      if (logged(req.url)) (req as WithAnswer)[ANSWER] = payload;
-      done(null, payload);
-    });
-    app.addHook('onResponse', (req: FastifyRequest, reply: FastifyReply, done) => {
-      if (!logged(req.url)) return done();
+    app.onResponse.push((req, reply, payload) => {
+      if (!logged(req.url)) return;
       // Decoded only when needed (an error's code, or kept details): a 2xx answer may be a large
       // shared buffer that most requests never look into.
-      const payload = (req as WithAnswer)[ANSWER];
-      (req as WithAnswer)[ANSWER] = undefined;
       let text: string | null | undefined;
       const answerText = () => {
         if (text === undefined) text = textOf(payload);
@@ -112,8 +85,7 @@ export function requestLogHooks(log: RequestLog, now: () => number): (app: Fasti
           durationMs: Math.round(ms * 100) / 100,
           credentialKey: operator
             ? claimedKey(req.headers.authorization, true)
-            : ((req as { credential?: { key: string } }).credential?.key ??
-              claimedKey(req.headers.authorization, false)),
+            : (req.credential?.key ?? claimedKey(req.headers.authorization, false)),
           errorCode: reply.statusCode >= 400 ? (ERROR_CODE.exec(answerText() ?? '')?.[1] ?? null) : null,
         },
         () => {
@@ -148,11 +120,7 @@ export function requestLogHooks(log: RequestLog, now: () => number): (app: Fasti
           return { request, response, chars: charsOf(request) + charsOf(response) };
         },
       );
-      done();
     });
-    app.addHook('preClose', (done) => {
-      log.close();
-      done();
-    });
+    app.onClose.push(() => log.close());
   };
 }

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import inject from 'light-my-request';
 import { OPERATIONS } from '../../contract/operations.js';
 import { HANDLERS } from '../handlers/index.js';
 import { authenticate } from './authenticate.js';
+import { decoding } from './decoding.js';
 import { type RealServices, realServices, stageApp } from './harness.js';
 import { claimIdempotencyKey } from './idempotency-key.js';
 import { inOrder } from './stage.js';
@@ -21,7 +23,7 @@ beforeAll(async () => {
     await (HANDLERS.createBrand as OperationHandler)(ctx, input);
     throw new Error('a bug after the write');
   };
-  bare = stageApp();
+  bare = stageApp([decoding({ limit: 1 << 20 })]);
   bare.post(
     '/v1/partner/brands',
     {
@@ -36,7 +38,7 @@ afterAll(async () => {
 });
 
 const call = (method: 'GET' | 'POST' | 'PATCH', url: string, key?: string, payload?: object) =>
-  s.server.app.inject({
+  inject(s.server.app.handle, {
     method,
     url,
     headers: { authorization: s.basic(s.cred), ...(key ? { 'idempotency-key': key } : {}) },

@@ -1,4 +1,3 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationSpec } from '../../contract/operation.js';
 import { tenantQuery } from '../../contract/schemas/common.js';
 import { decide, fingerprint, type IdempotencyDecision, isStorable } from '../domain/idempotency.js';
@@ -7,6 +6,7 @@ import type { PartnerCtx } from '../handlers/context.js';
 import { RawJson, SharedJson } from '../handlers/context.js';
 import type { Tx } from '../store/store.js';
 import { errorJson, sendData, sendDataBytes, sendError } from './envelope.js';
+import type { Reply, Request } from './http-app.js';
 import { holdingClaim } from './idempotency-key.js';
 import type { AppServices } from './stage.js';
 import { validInput } from './validate.js';
@@ -31,7 +31,7 @@ type WriteOutcome =
 
 const partnerCtx =
   (services: AppServices) =>
-  (req: FastifyRequest, now: number, tx: Tx): PartnerCtx => ({
+  (req: Request, now: number, tx: Tx): PartnerCtx => ({
     services,
     now,
     credential: req.credential!,
@@ -43,7 +43,7 @@ export function partnerRead(
   op: OperationSpec,
   handler: OperationHandler,
   services: AppServices,
-): (req: FastifyRequest) => Promise<unknown> {
+): (req: Request) => Promise<unknown> {
   const ctxIn = partnerCtx(services);
   const query = op.query ?? NO_QUERY;
   return async (req) => {
@@ -57,7 +57,7 @@ export function unitOfWork(
   op: OperationSpec,
   handler: OperationHandler,
   services: AppServices,
-): (req: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
+): (req: Request, reply: Reply) => Promise<unknown> {
   const { store } = services;
   const status = op.status ?? 200;
   // A partner operation without query fields still takes the tenancy keys, and nothing else.
@@ -71,8 +71,8 @@ export function unitOfWork(
         await handler(op.auth === 'operator' ? { services, now, store } : { services, now }, input),
       );
       // The OpenAPI document as tools expect it at its URL: no envelope (X-Request-Id is set).
-      if (op.raw) return reply.code(status).type('application/json; charset=utf-8').send(json);
-      return sendData(reply, status, json);
+      if (op.raw) reply.code(status).type('application/json; charset=utf-8').send(json);
+      else sendData(reply, status, json);
     };
   }
 
@@ -83,11 +83,8 @@ export function unitOfWork(
     return async (req, reply) => {
       // What went ahead of the admission, when the admission agreed with it (read-ahead.ts).
       const out = await (req.ahead?.read ?? read(req));
-      if (out instanceof SharedJson) {
-        sendDataBytes(reply, status, out.bytes, services.requestLog?.closed ?? false);
-        return reply;
-      }
-      return sendData(reply, status, serialise(out));
+      if (out instanceof SharedJson) sendDataBytes(reply, status, out.bytes);
+      else sendData(reply, status, serialise(out));
     };
   }
 
