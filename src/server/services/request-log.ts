@@ -93,53 +93,21 @@ interface Detail {
 }
 
 /**
- * An entry as held: one flat object of fixed shape, headers as one string. Every request of a
- * busy server passes through here and lives on into the old generation, so the fewer objects it
- * holds, the less the garbage collector has to move and trace.
+ * An entry as read: built from the ring's columns when someone reads the log (a page, a long
+ * poll's match), never when a request is recorded.
  */
-class Stored {
-  reqHeaders: string | null = null;
-  reqBody: string | null = null;
-  reqSize = 0;
-  reqTruncated = false;
-  resHeaders: string | null = null;
-  resBody: KeptBody | null = null;
-  resSize = 0;
-  resTruncated = false;
-  detailChars = 0;
-
-  constructor(
-    readonly seq: number,
-    readonly requestId: string,
-    readonly atMs: number,
-    readonly method: string,
-    readonly path: string,
-    readonly status: number,
-    readonly durationMs: number,
-    readonly credentialKey: string | null,
-    readonly errorCode: string | null,
-  ) {}
-
-  get hasDetail(): boolean {
-    return this.reqHeaders !== null;
-  }
-
-  keep(d: Detail): void {
-    this.reqHeaders = d.request.headers;
-    this.reqBody = d.request.body;
-    this.reqSize = d.request.size;
-    this.reqTruncated = d.request.truncated;
-    this.resHeaders = d.response.headers;
-    this.resBody = d.response.body;
-    this.resSize = d.response.size;
-    this.resTruncated = d.response.truncated;
-    this.detailChars = d.chars;
-  }
-
-  drop(): void {
-    this.reqHeaders = this.reqBody = this.resHeaders = this.resBody = null;
-    this.detailChars = 0;
-  }
+interface Entry {
+  seq: number;
+  requestId: string;
+  atMs: number;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  credentialKey: string | null;
+  errorCode: string | null;
+  /** Its headers and bodies; `dropped` once the budget took them back (their sizes stay). */
+  detail: (Detail & { dropped?: true }) | undefined;
 }
 
 interface RequestLogQuery {
@@ -247,7 +215,7 @@ export const charsOf = (m: KeptMessage<KeptBody>) =>
 
 // ─── Filters ────────────────────────────────────────────────────────────────────────────────
 
-type Match = (e: Stored) => boolean;
+type Match = (e: Entry) => boolean;
 
 function statusMatcher(list: string): (status: number) => boolean {
   const exact = new Set<number>();
@@ -271,7 +239,7 @@ function matcher(q: Omit<RequestLogQuery, 'limit' | 'after'>): Match {
     (method === undefined || e.method === method);
 }
 
-function summary(e: Stored): LoggedRequest {
+function summary(e: Entry): LoggedRequest {
   return {
     seq: e.seq,
     request_id: e.requestId,
@@ -283,6 +251,17 @@ function summary(e: Stored): LoggedRequest {
     credential_key: e.credentialKey,
     error_code: e.errorCode,
   };
+}
+
+/** A detail given back to the budget: its headers and bodies go, their sizes stay. */
+function dropped(d: Detail): Detail & { dropped: true } {
+  const gone = (m: KeptMessage<KeptBody>) => ({
+    headers: '',
+    body: null,
+    size: m.size,
+    truncated: m.truncated,
+  });
+  return { request: gone(d.request), response: gone(d.response), chars: 0, dropped: true };
 }
 
 function message(
@@ -302,9 +281,24 @@ interface Waiter {
   done: () => void;
 }
 
+/**
+ * The ring is kept as columns, one slot per entry: numbers in typed arrays, strings and the rare
+ * detail in plain arrays. A busy server records every request here, and each lives on for the
+ * next 5,000 requests: long enough to be copied by the young generation's collections, whose
+ * pauses grow with what survives them. Held as an object of its own (and two boxed numbers),
+ * an entry was five objects to copy; as columns it is its id and path strings.
+ */
 export class RequestLog {
   readonly limits: RequestLogLimits;
-  private readonly ring: (Stored | undefined)[];
+  private readonly ids: string[];
+  private readonly methods: string[];
+  private readonly paths: string[];
+  private readonly keys: (string | null)[];
+  private readonly errors: (string | null)[];
+  private readonly atMs: Float64Array;
+  private readonly durations: Float64Array;
+  private readonly statuses: Uint16Array;
+  private readonly details: Entry['detail'][];
   /** Seq of the oldest entry held, and of the next one. */
   private firstSeq = 1;
   private nextSeq = 1;
@@ -322,8 +316,17 @@ export class RequestLog {
     private readonly clock: () => number = () => performance.now(),
   ) {
     this.limits = { ...DEFAULT_REQUEST_LOG_LIMITS, ...limits };
-    if (!(this.limits.maxEntries >= 1)) throw new Error('the request log keeps at least one entry');
-    this.ring = new Array(this.limits.maxEntries);
+    const n = this.limits.maxEntries;
+    if (!(n >= 1)) throw new Error('the request log keeps at least one entry');
+    this.ids = new Array(n);
+    this.methods = new Array(n);
+    this.paths = new Array(n);
+    this.keys = new Array(n);
+    this.errors = new Array(n);
+    this.details = new Array(n);
+    this.atMs = new Float64Array(n);
+    this.durations = new Float64Array(n);
+    this.statuses = new Uint16Array(n);
     this.detailTokens = this.limits.maxDetailsPerSecond;
     this.detailRefilled = clock();
   }
@@ -345,46 +348,65 @@ export class RequestLog {
     return { entries: this.nextSeq - this.firstSeq, detailChars: this.detailChars };
   }
 
-  private at(seq: number): Stored | undefined {
-    return seq >= this.firstSeq && seq < this.nextSeq
-      ? this.ring[(seq - 1) % this.limits.maxEntries]
-      : undefined;
+  /** The slot of a seq held, or -1. */
+  private slot(seq: number): number {
+    return seq >= this.firstSeq && seq < this.nextSeq ? (seq - 1) % this.limits.maxEntries : -1;
+  }
+
+  private at(seq: number): Entry | undefined {
+    const i = this.slot(seq);
+    if (i < 0) return undefined;
+    return {
+      seq,
+      requestId: this.ids[i]!,
+      atMs: this.atMs[i]!,
+      method: this.methods[i]!,
+      path: this.paths[i]!,
+      status: this.statuses[i]!,
+      durationMs: this.durations[i]!,
+      credentialKey: this.keys[i]!,
+      errorCode: this.errors[i]!,
+      detail: this.details[i],
+    };
   }
 
   /** Adds one answered request; `detail` builds its headers and bodies (skipped when no budget). */
   record(r: RequestRecord, detail?: () => Detail | undefined): void {
     const { maxEntries, maxDetailChars } = this.limits;
     if (this.nextSeq - this.firstSeq === maxEntries) {
-      const old = this.ring[(this.firstSeq - 1) % maxEntries]!;
-      this.detailChars -= old.detailChars;
+      const oldest = (this.firstSeq - 1) % maxEntries;
+      this.detailChars -= this.details[oldest]?.chars ?? 0;
+      this.details[oldest] = undefined;
       this.firstSeq++;
       this.detailFrom = Math.max(this.detailFrom, this.firstSeq);
     }
-    const e = new Stored(
-      this.nextSeq++,
-      r.requestId,
-      r.atMs,
-      r.method,
-      r.path.length > MAX_PATH_CHARS ? flat(r.path.slice(0, MAX_PATH_CHARS)) : r.path,
-      r.status,
-      r.durationMs,
-      r.credentialKey,
-      r.errorCode,
-    );
-    this.ring[(e.seq - 1) % maxEntries] = e;
+    const seq = this.nextSeq++;
+    const i = (seq - 1) % maxEntries;
+    this.ids[i] = r.requestId;
+    this.methods[i] = r.method;
+    this.paths[i] = r.path.length > MAX_PATH_CHARS ? flat(r.path.slice(0, MAX_PATH_CHARS)) : r.path;
+    this.keys[i] = r.credentialKey;
+    this.errors[i] = r.errorCode;
+    this.atMs[i] = r.atMs;
+    this.durations[i] = r.durationMs;
+    this.statuses[i] = r.status;
+    this.details[i] = undefined;
     const d = detail && this.takeDetail() ? detail() : undefined;
     if (d) {
-      e.keep(d);
+      this.details[i] = d;
       this.detailChars += d.chars;
       // Over budget: the oldest entries give up their headers and bodies first (this one last).
       while (this.detailChars > maxDetailChars && this.detailFrom < this.nextSeq) {
-        const old = this.at(this.detailFrom++);
-        if (old?.hasDetail) {
-          this.detailChars -= old.detailChars;
-          old.drop();
+        const j = this.slot(this.detailFrom++);
+        const old = j < 0 ? undefined : this.details[j];
+        if (old && !old.dropped) {
+          this.detailChars -= old.chars;
+          this.details[j] = dropped(old);
         }
       }
     }
+    if (this.waiters.size === 0) return;
+    const e = this.at(seq)!;
     for (const w of this.waiters) {
       if (e.seq > w.after && w.match(e)) w.done();
     }
@@ -420,25 +442,28 @@ export class RequestLog {
   /** One request in full, by its request id (a scan: this is a person clicking, not a hot path). */
   get(requestId: string): LoggedRequestDetail | undefined {
     for (let seq = this.nextSeq - 1; seq >= this.firstSeq; seq--) {
+      if (this.ids[this.slot(seq)] !== requestId) continue;
       const e = this.at(seq)!;
-      if (e.requestId !== requestId) continue;
+      const req = e.detail?.request;
+      const res = e.detail?.response;
+      const body = res?.body ?? null;
       const answer =
-        e.resBody === null
+        body === null
           ? null
           : cut(
-              typeof e.resBody === 'string' ? e.resBody : Buffer.concat(e.resBody).toString('utf8'),
+              typeof body === 'string' ? body : Buffer.concat(body).toString('utf8'),
               this.limits.maxBodyChars,
             );
       return {
         ...summary(e),
-        request: message(e.reqHeaders, e.reqBody, e.reqSize, e.reqTruncated),
+        request: message(req?.headers ?? null, req?.body ?? null, req?.size ?? 0, req?.truncated ?? false),
         response: message(
-          e.resHeaders,
+          res?.headers ?? null,
           answer === null ? null : maskJsonText(answer.text),
-          e.resSize,
-          e.resTruncated || (answer?.truncated ?? false),
+          res?.size ?? 0,
+          (res?.truncated ?? false) || (answer?.truncated ?? false),
         ),
-        detail_dropped: !e.hasDetail,
+        detail_dropped: e.detail === undefined || e.detail.dropped === true,
       };
     }
     return undefined;
