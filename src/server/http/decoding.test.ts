@@ -55,6 +55,30 @@ describe('decoding', () => {
     expect(r.json().error.message).toContain('gzip');
   });
 
+  it('strict JSON: a prototype key, a syntax error (saying why) and an empty body are 400', async () => {
+    const proto = await post('{"a":1,"__proto__":{"admin":true}}', {});
+    expect(proto.statusCode).toBe(400);
+    expect(proto.json().error.details).toEqual([
+      { path: ['body'], message: expect.stringMatching(/^malformed JSON: /) },
+    ]);
+    const ctor = await post('{"constructor":{"prototype":{"admin":true}}}', {});
+    expect(ctor.statusCode).toBe(400);
+    const broken = await post('{"a":', {});
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json().error.message).toMatch(/^malformed JSON body: ./);
+    const empty = await post('', {});
+    expect(empty.statusCode).toBe(400);
+    expect(empty.json().error.message).toContain('empty');
+  });
+
+  it('a body without a Content-Type is 415; no body and no type is no body', async () => {
+    const untyped = await app.inject({ method: 'POST', url: '/echo', payload: '{}' });
+    expect(untyped.statusCode).toBe(415);
+    const none = await app.inject({ method: 'POST', url: '/echo' });
+    expect(none.statusCode).toBe(200);
+    expect(none.json()).toEqual({});
+  });
+
   it('only JSON: text/plain answers 415; invalid UTF-8 is refused, not replaced', async () => {
     const text = await post('hello', { 'content-type': 'text/plain' });
     expect(text.statusCode).toBe(415);

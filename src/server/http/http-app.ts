@@ -8,10 +8,10 @@ import type { Begun } from '../store/idempotency-repo.js';
 import type { Admitted, AuthedCredential } from './auth.js';
 
 // The ground the stages stand on: Node's HTTP server, find-my-way's router (the one Fastify
-// uses) and the few points a stage attaches to. Ours rather than Fastify's because the framework
-// alone cost 0.72 of raw node:http on the small page (bench `framework`), below the GET row's
-// 0.85 whatever the stages did; what a request meets here is one object per side and no hook
-// runner, and the flow of a request reads top to bottom in `handle`:
+// uses) and the few points a stage attaches to. Ours rather than Fastify's because the same
+// stages cost less on it, measured A/B (docs/development.md, "Why node:http"): what a request
+// meets here is one object per side and no hook runner, and its flow reads top to bottom in
+// `handle`:
 //   onRequest hooks → route → its steps → its body → its handler → its onSend → write → onResponse.
 
 /** A request as the stages see it: Node's message, its route's parts, what stages found. */
