@@ -96,16 +96,8 @@ interface Detail {
  * An entry as read: built from the ring's columns when someone reads the log (a page, a long
  * poll's match), never when a request is recorded.
  */
-interface Entry {
+interface Entry extends RequestRecord {
   seq: number;
-  requestId: string;
-  atMs: number;
-  method: string;
-  path: string;
-  status: number;
-  durationMs: number;
-  credentialKey: string | null;
-  errorCode: string | null;
   /** Its headers and bodies; `dropped` once the budget took them back (their sizes stay). */
   detail: (Detail & { dropped?: true }) | undefined;
 }
