@@ -5,7 +5,6 @@ import {
   decide,
   fingerprint,
   isStorable,
-  nestsDeeperThan,
   validKey,
 } from './idempotency.js';
 
@@ -54,13 +53,4 @@ it('validates key presence and length', () => {
   expect(validKey('  ')).toBe('missing');
   expect(validKey('k'.repeat(64))).toBe('ok');
   expect(validKey('k'.repeat(65))).toBe('too_long');
-});
-
-it('measures nesting depth without recursion, even for very deep input', () => {
-  let deep: unknown = 1;
-  for (let i = 0; i < 100_000; i++) deep = [deep];
-  expect(nestsDeeperThan(deep, 64)).toBe(true);
-  expect(nestsDeeperThan({ a: [{ b: 1 }] }, 3)).toBe(false);
-  expect(nestsDeeperThan({ a: [{ b: {} }] }, 3)).toBe(true);
-  expect(nestsDeeperThan('flat', 0)).toBe(false);
 });

@@ -4,20 +4,6 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 // The key's rule is the contract's: the OpenAPI document states the same pattern.
 export { idempotencyKeyProblem as validKey } from '../../contract/idempotency-key.js';
 
-export const MAX_BODY_DEPTH = 64;
-
-/** Whether parsed JSON nests deeper than `limit` (iterative: no recursion on hostile input). */
-export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth > limit) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
-  }
-  return false;
-}
-
 /** JSON with object keys sorted at every depth, so `{"a":1,"b":2}` and `{"b":2, "a":1}` compare equal. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';

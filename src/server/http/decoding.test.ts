@@ -71,6 +71,18 @@ describe('decoding', () => {
     expect(empty.json().error.message).toContain('empty');
   });
 
+  it('a body nested past 64 levels is 400 before it is parsed; 64 levels are read', async () => {
+    const nest = (n: number) => `${'{"a":'.repeat(n - 1)}{}${'}'.repeat(n - 1)}`;
+    const deep = await post(nest(65), {});
+    expect(deep.statusCode).toBe(400);
+    expect(deep.json().error).toMatchObject({
+      code: 'request_invalid',
+      message: 'body nests deeper than 64 levels',
+    });
+    const ok = await post(nest(64), {});
+    expect(ok.statusCode).toBe(200);
+  });
+
   it('a body without a Content-Type is 415; no body and no type is no body', async () => {
     const untyped = await app.inject({ method: 'POST', url: '/echo', payload: '{}' });
     expect(untyped.statusCode).toBe(415);

@@ -1,12 +1,14 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import secureJson from 'secure-json-parse';
-import { MAX_BODY_DEPTH, nestsDeeperThan } from '../domain/idempotency.js';
 import { ApiError } from '../errors.js';
 import { type BodyBudget, readBodyText } from './body-reader.js';
 
 // JSON bodies are decoded strictly: a decoder with replacement would store a 0xFF byte as U+FFFD
 // and never tell the client.
+
+/** How deep a body's objects and arrays may nest. */
+const MAX_BODY_DEPTH = 64;
 
 type NotText = { path: (string | number)[]; why: string };
 
@@ -44,7 +46,8 @@ export function illFormedString(value: unknown): NotText | undefined {
 /**
  * Whether JSON text nests containers deeper than `limit`, read from the text itself (strings
  * skipped): a hostile body of 200,000 `[` is refused after 65 characters instead of being parsed
- * into 200,000 arrays first. Counts as nestsDeeperThan does on the parsed value.
+ * into 200,000 arrays first. Counts as the parsed value nests (json-body.test.ts checks the two
+ * agree), so it is the one depth check a body meets.
  */
 export function textNestsDeeperThan(text: string, limit: number): boolean {
   let depth = 0;
@@ -102,8 +105,6 @@ export async function readJsonBody(
   } catch (err) {
     throw malformed((err as Error).message);
   }
-  // Depth first: it bounds the walk below (which copies paths) to MAX_BODY_DEPTH per string.
-  if (nestsDeeperThan(value, MAX_BODY_DEPTH)) throw tooDeep();
   const bad = illFormedString(value);
   if (bad) {
     const path = ['body', ...bad.path];

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import type { OperationSpec } from '../../contract/operation.js';
-import { MAX_BODY_DEPTH, nestsDeeperThan } from '../domain/idempotency.js';
 import { ApiError, type FieldIssue } from '../errors.js';
 import { illFormedString } from './json-body.js';
 
@@ -56,11 +55,6 @@ export function validInput(
   if (op.body && req.body !== undefined && !isJsonObject(req.body)) {
     throw new ApiError('request_invalid', 'the body must be a JSON object', [
       { path: ['body'], message: `expected a JSON object, got ${jsonType(req.body)}` },
-    ]);
-  }
-  if (nestsDeeperThan(req.body, MAX_BODY_DEPTH)) {
-    throw new ApiError('request_invalid', `body nests deeper than ${MAX_BODY_DEPTH} levels`, [
-      { path: ['body'], message: `nested deeper than ${MAX_BODY_DEPTH} levels` },
     ]);
   }
   const bad: FieldIssue[] = [];
