@@ -6,7 +6,7 @@ import {
   spend,
 } from '../domain/auth-throttle.js';
 import type { Bucket, RateDecision } from '../domain/rate-limit.js';
-import { SecretHasher, safeEqual, sha256 } from '../security/secrets.js';
+import { SecretHasher, safeEqual, sha256Base64 } from '../security/secrets.js';
 import type { Scope } from '../../contract/scopes.js';
 import type { Begun } from '../store/idempotency-repo.js';
 import type { Store } from '../store/store.js';
@@ -74,7 +74,7 @@ export class CredentialAuth {
 
   async authenticate(header: string | undefined, client = ''): Promise<AuthedCredential> {
     // A header found in the cache has been parsed and verified before: the parse is for a miss.
-    const id = header ? sha256(header).toString('base64') : '';
+    const id = header ? sha256Base64(header) : '';
     let entry = this.cache.get(id);
     if (entry && entry.validUntil !== null && this.now() >= entry.validUntil) {
       this.cache.delete(id);
@@ -134,7 +134,7 @@ export class CredentialAuth {
 
   /** The credential these exact credentials were verified as, while that stands in the cache (not revoked, not expired). */
   protected cached(header: string): AuthedCredential | undefined {
-    const entry = this.cache.get(sha256(header).toString('base64'));
+    const entry = this.cache.get(sha256Base64(header));
     return entry !== undefined &&
       !entry.revoked &&
       (entry.validUntil === null || this.now() < entry.validUntil)
