@@ -51,8 +51,8 @@ export class Request {
 
 const NO_PARAMS: Record<string, never> = Object.freeze({}) as Record<string, never>;
 
-/** What an answer is written from: text, or buffers written one after the other (never joined). */
-export type Payload = string | readonly Buffer[];
+/** What an answer is written from: text, or pieces (text or buffers) written one after the other, never joined. */
+export type Payload = string | readonly (string | Buffer)[];
 
 /** The answer being made: status and headers until `send` writes them with the payload. */
 export class Reply {
@@ -132,7 +132,8 @@ export class Reply {
       raw.end(payload);
     } else {
       let length = 0;
-      for (const piece of payload) length += piece.length;
+      for (const piece of payload)
+        length += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
       head['content-length'] = length;
       raw.writeHead(this.statusCode, head);
       // One write to the kernel for all pieces (and with node-server.ts, one per turn).

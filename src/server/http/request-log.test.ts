@@ -90,14 +90,16 @@ describe('an answer written from shared bytes', () => {
 });
 
 describe('keptBody', () => {
-  it('keeps a buffer of its own by reference, and copies a small one out of the pool it shares', () => {
+  it('keeps a buffer of its own by reference, copies a small one out of the pool it shares, encodes a text piece', () => {
     const own = Buffer.from('x'.repeat(10_000));
     const pooled = Buffer.from('{"request_id":"req_1","data":');
     expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.byteLength);
-    const [a, b] = keptBody([pooled, own]) as Uint8Array[];
+    const [a, b, c] = keptBody([pooled, own, '{"é":1}']) as Uint8Array[];
     expect(a!.buffer.byteLength).toBe(pooled.byteLength);
     expect(Buffer.from(a!).toString()).toBe(pooled.toString());
     expect(b).toBe(own);
+    expect(c!.buffer.byteLength).toBe(8);
+    expect(Buffer.from(c!).toString()).toBe('{"é":1}');
     expect(keptBody('text')).toBe('text');
     expect(keptBody(undefined)).toBeNull();
   });

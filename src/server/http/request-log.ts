@@ -41,20 +41,25 @@ function claimedKey(authorization: string | undefined, operator: boolean): strin
 
 const ERROR_CODE = /^\{"request_id":"[^"]*","error":\{"code":"([^"]{1,100})"/;
 
+const utf8 = new TextEncoder();
+
 /**
- * An answer's payload as the log keeps it: a string as it is, buffers by reference. A buffer that
- * is a view into a larger allocation (a small one, from Node's pool) is copied, so a kept entry
- * never holds memory its budget does not count.
+ * An answer's payload as the log keeps it: a string as it is, buffers by reference, a text piece
+ * of a written list as bytes of its own. A buffer that is a view into a larger allocation (a small
+ * one, from Node's pool) is copied, so a kept entry never holds memory its budget does not count.
  */
 export function keptBody(payload: Payload | undefined): KeptBody | null {
   if (payload === undefined) return null;
   if (typeof payload === 'string') return payload;
-  return payload.map((b) => (b.byteLength === b.buffer.byteLength ? b : new Uint8Array(b)));
+  return payload.map((b) =>
+    typeof b === 'string' ? utf8.encode(b) : b.byteLength === b.buffer.byteLength ? b : new Uint8Array(b),
+  );
 }
 
 function textOf(payload: Payload | undefined): string | null {
   if (payload === undefined) return null;
-  return typeof payload === 'string' ? payload : Buffer.concat(payload).toString('utf8');
+  if (typeof payload === 'string') return payload;
+  return Buffer.concat(payload.map((b) => (typeof b === 'string' ? Buffer.from(b) : b))).toString('utf8');
 }
 
 /**
