@@ -102,9 +102,12 @@ export class SharedCredentialAuth extends CredentialAuth {
     return parsed && !this.denied.has(parsed.key) ? this.cached(header!) : undefined;
   }
 
-  override async authenticate(header: string | undefined, client = ''): Promise<AuthedCredential> {
+  protected override async credentialOf(
+    header: string | undefined,
+    client: string,
+  ): Promise<AuthedCredential> {
     const parsed = parseBasic(header);
-    if (!parsed) return super.authenticate(header, client);
+    if (!parsed) return super.credentialOf(header, client);
     return this.against(parsed.key, await this.currentRow(parsed.key), header, client);
   }
 
@@ -118,7 +121,7 @@ export class SharedCredentialAuth extends CredentialAuth {
     const state = stateOf(row);
     const seen = this.known.get(key);
     if (seen !== undefined && seen !== state) super.invalidate(key);
-    const cred = await super.authenticate(header, client);
+    const cred = await super.credentialOf(header, client);
     if (seen !== state) {
       this.known.delete(key);
       this.known.set(key, state);

@@ -73,42 +73,70 @@ export class CredentialAuth {
   }
 
   async authenticate(header: string | undefined, client = ''): Promise<AuthedCredential> {
-    // A header found in the cache has been parsed and verified before: the parse is for a miss.
+    return this.credentialOf(header, client);
+  }
+
+  /**
+   * Who the header's credentials are: at once from the cache, a promise when they must be verified.
+   * Throws (auth_revoked) or rejects. A shared store's auth checks the credential's row first.
+   */
+  protected credentialOf(
+    header: string | undefined,
+    client: string,
+  ): AuthedCredential | Promise<AuthedCredential> {
     const id = header ? sha256Base64(header) : '';
-    let entry = this.cache.get(id);
-    if (entry && entry.validUntil !== null && this.now() >= entry.validUntil) {
+    return this.fromCache(id) ?? this.verifyHeader(id, header, client);
+  }
+
+  /**
+   * A header found in the cache has been parsed and verified before: its credential, or
+   * auth_revoked (thrown); undefined for a miss (verifyHeader).
+   */
+  private fromCache(id: string): AuthedCredential | undefined {
+    const entry = this.cache.get(id);
+    if (entry === undefined) return undefined;
+    if (entry.validUntil !== null && this.now() >= entry.validUntil) {
       this.cache.delete(id);
-      entry = undefined;
+      return undefined;
+    }
+    if (entry.revoked) throw new ApiError('auth_revoked');
+    return entry.cred;
+  }
+
+  /** A miss: parse, throttle, verify against the stored hash, cache the result. */
+  private async verifyHeader(
+    id: string,
+    header: string | undefined,
+    client: string,
+  ): Promise<AuthedCredential> {
+    const parsed = parseBasic(header);
+    if (!parsed) {
+      throw new ApiError(
+        'auth_missing',
+        'Authorization header is missing or malformed; expected Basic base64(key:secret)',
+        undefined,
+        {
+          'www-authenticate': 'Basic realm="partner"',
+        },
+      );
+    }
+    this.checkBudgets(parsed.key, client);
+    // If the operator changes the credential while its row is read (generation bumped), that
+    // result is stale: verify again, and never cache a result older than the latest change.
+    let entry: CacheEntry | undefined;
+    for (let tries = 0; ; tries++) {
+      const gen = this.generation(parsed.key);
+      entry = await this.verify(parsed.key, parsed.secret);
+      if (this.generation(parsed.key) === gen) break;
+      if (tries >= 3)
+        throw new ApiError('auth_invalid_credential', 'credential changed during verification; retry');
     }
     if (!entry) {
-      const parsed = parseBasic(header);
-      if (!parsed) {
-        throw new ApiError(
-          'auth_missing',
-          'Authorization header is missing or malformed; expected Basic base64(key:secret)',
-          undefined,
-          {
-            'www-authenticate': 'Basic realm="partner"',
-          },
-        );
-      }
-      this.checkBudgets(parsed.key, client);
-      // If the operator changes the credential while its row is read (generation bumped), that
-      // result is stale: verify again, and never cache a result older than the latest change.
-      for (let tries = 0; ; tries++) {
-        const gen = this.generation(parsed.key);
-        entry = await this.verify(parsed.key, parsed.secret);
-        if (this.generation(parsed.key) === gen) break;
-        if (tries >= 3)
-          throw new ApiError('auth_invalid_credential', 'credential changed during verification; retry');
-      }
-      if (!entry) {
-        this.recordFailure(parsed.key, client);
-        throw new ApiError('auth_invalid_credential');
-      }
-      if (this.cache.size >= MAX_CACHE) this.cache.clear();
-      this.cache.set(id, entry);
+      this.recordFailure(parsed.key, client);
+      throw new ApiError('auth_invalid_credential');
     }
+    if (this.cache.size >= MAX_CACHE) this.cache.clear();
+    this.cache.set(id, entry);
     if (entry.revoked) throw new ApiError('auth_revoked');
     return entry.cred;
   }
@@ -118,10 +146,23 @@ export class CredentialAuth {
    * partner request starts with. A shared store may do both in one round trip, and with
    * `idemKey` (a partner write's valid Idempotency-Key) claim the key in it too
    * (SharedCredentialAuth); here the key is claimed by its own stage.
+   *
+   * Synchronous when nothing is waited for (a cached credential, a budget in memory): a local
+   * request then makes no promise here. An error is thrown then, and a rejection otherwise.
    */
-  async admit(header: string | undefined, client: string, now: number, _idemKey?: string): Promise<Admitted> {
-    const cred = await this.authenticate(header, client);
-    return { cred, rate: await this.store.rateLimits.take(cred.key, cred.rateLimit, now) };
+  admit(
+    header: string | undefined,
+    client: string,
+    now: number,
+    _idemKey?: string,
+  ): Admitted | Promise<Admitted> {
+    const cred = this.credentialOf(header, client);
+    return cred instanceof Promise ? cred.then((c) => this.take(c, now)) : this.take(cred, now);
+  }
+
+  private take(cred: AuthedCredential, now: number): Admitted | Promise<Admitted> {
+    const rate = this.store.rateLimits.take(cred.key, cred.rateLimit, now);
+    return rate instanceof Promise ? rate.then((r) => ({ cred, rate: r })) : { cred, rate };
   }
 
   /**

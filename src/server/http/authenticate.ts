@@ -1,6 +1,6 @@
 import type { OperationSpec } from '../../contract/operation.js';
 import { validKey } from '../domain/idempotency.js';
-import { checkOperator } from './auth.js';
+import { type Admitted, checkOperator } from './auth.js';
 import { adoptBegun, idempotencyKeyOf } from './idempotency-key.js';
 import type { AppServices, RequestStage } from './stage.js';
 
@@ -25,16 +25,19 @@ export function authenticate(op: OperationSpec, services: AppServices): RequestS
       at,
       key !== undefined && validKey(key) === 'ok' ? key : undefined,
     );
+    const adopt = ({ cred, rate, begun }: Admitted) => {
+      req.credential = cred;
+      req.rate = rate;
+      if (begun) adoptBegun(req, reply, services.store, key!, begun, at);
+    };
+    // Admitted at once (a local store): the request goes on in this same step.
+    if (!(admitted instanceof Promise)) return adopt(admitted);
     // A read may go ahead of its admission (read-ahead.ts), which it then waits for.
     const provisional = writes ? undefined : services.auth.provisional(req.headers.authorization);
     if (provisional) {
       req.ahead = { cred: provisional, admitted };
       return;
     }
-    return admitted.then(({ cred, rate, begun }) => {
-      req.credential = cred;
-      req.rate = rate;
-      if (begun) adoptBegun(req, reply, services.store, key!, begun, at);
-    });
+    return admitted.then(adopt);
   };
 }

@@ -6,7 +6,8 @@ import type { RateDecision } from '../domain/rate-limit.js';
  * shared store keeps them where every instance spends from the same budget.
  */
 export interface RateLimits {
-  take(credentialKey: string, limit: number, now: number): Promise<RateDecision>;
+  /** The decision at once where the budget is at hand (in memory): no promise for a request to wait on. */
+  take(credentialKey: string, limit: number, now: number): RateDecision | Promise<RateDecision>;
   /** Forgets the credential's bucket (its limit changed): the next request starts full. */
   reset(credentialKey: string): Promise<void>;
 }

@@ -5,7 +5,7 @@ import type { RateLimits } from '../rate-limits-repo.js';
 export class MemoryRateLimits implements RateLimits {
   private readonly buckets = new Map<string, Bucket>();
 
-  async take(key: string, limit: number, now: number): Promise<RateDecision> {
+  take(key: string, limit: number, now: number): RateDecision {
     const { bucket, decision } = take(this.buckets.get(key), limit, now);
     this.buckets.set(key, bucket);
     return decision;
