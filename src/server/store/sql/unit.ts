@@ -29,11 +29,15 @@ export abstract class SqlUnit implements Tx, Sql {
   abstract write<T>(query: Query, args?: readonly unknown[]): Promise<T[]>;
   abstract list(values: readonly (number | string)[]): unknown;
   abstract attempt<T>(fn: () => Promise<T>): Promise<T>;
-  /** Outbox events this unit wrote (Sql.unitEvents). */
-  readonly unitEvents = new Map<string, { seq: number; payload: string }>();
+  /** Outbox events this unit wrote (Sql.unitEvents): made by the first, so a read makes none. */
+  get unitEvents(): Map<string, { seq: number; payload: string }> {
+    this._unitEvents ??= new Map();
+    return this._unitEvents;
+  }
   /** Given by a backend whose process owns the data (see BranchPageCache). */
   branchPages?: BranchPageCache;
 
+  private _unitEvents?: Map<string, { seq: number; payload: string }>;
   private lastTenant?: SqlTenant;
   private _idempotency?: SqlIdempotencyAnswers;
   private _businesses?: SqlBusinesses;
