@@ -93,14 +93,19 @@ export class CredentialAuth {
    * auth_revoked (thrown); undefined for a miss (verifyHeader).
    */
   private fromCache(id: string): AuthedCredential | undefined {
+    const entry = this.live(id);
+    if (entry?.revoked) throw new ApiError('auth_revoked');
+    return entry?.cred;
+  }
+
+  /** The cache's entry for a header digest, unless its rotated-out secret has expired (then gone). */
+  private live(id: string): CacheEntry | undefined {
     const entry = this.cache.get(id);
-    if (entry === undefined) return undefined;
-    if (entry.validUntil !== null && this.now() >= entry.validUntil) {
+    if (entry !== undefined && entry.validUntil !== null && this.now() >= entry.validUntil) {
       this.cache.delete(id);
       return undefined;
     }
-    if (entry.revoked) throw new ApiError('auth_revoked');
-    return entry.cred;
+    return entry;
   }
 
   /** A miss: parse, throttle, verify against the stored hash, cache the result. */
@@ -175,12 +180,8 @@ export class CredentialAuth {
 
   /** The credential these exact credentials were verified as, while that stands in the cache (not revoked, not expired). */
   protected cached(header: string): AuthedCredential | undefined {
-    const entry = this.cache.get(sha256Base64(header));
-    return entry !== undefined &&
-      !entry.revoked &&
-      (entry.validUntil === null || this.now() < entry.validUntil)
-      ? entry.cred
-      : undefined;
+    const entry = this.live(sha256Base64(header));
+    return entry?.revoked ? undefined : entry?.cred;
   }
 
   /** 429 before any hashing while the key's or the address's failure budget is spent. */
